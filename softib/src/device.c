@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The device and its one port: device list, open/close (joining the
+ * fabric), device/port/GID/P_Key queries, protection domains, and the
+ * bookkeeping every local object shares.
+ */
+#define _GNU_SOURCE
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "sib.h"
+
+#undef ibv_get_device_list
+#undef ibv_query_port
+
+struct sib_fabric sib_fab = {.fd = -1};
+pthread_mutex_t sib_open_lock = PTHREAD_MUTEX_INITIALIZER;
+struct sib_context *sib_open_list;
+
+static struct ibv_device sib_device = {
+    .node_type = IBV_NODE_CA,
+    .transport_type = IBV_TRANSPORT_IB,
+    .name = "softib0",
+    .dev_name = "usoftib0",
+    .dev_path = "/sys/class/infiniband_verbs/usoftib0",
+    .ibdev_path = "/sys/class/infiniband/softib0",
+};
+
+/* ---- object bookkeeping ---- */
+
+void *sib_null(int err)
+{
+    errno = err;
+    return NULL;
+}
+
+int sib_err(int err)
+{
+    errno = err;
+    return err;
+}
+
+void sib_obj_init(struct sib_obj *o, enum sib_kind kind, void *mem)
+{
+    o->magic = SIB_LIVE;
+    o->kind = kind;
+    o->next_dead = NULL;
+    o->mem = mem;
+}
+
+bool sib_obj_ok(const struct sib_obj *o, enum sib_kind kind)
+{
+    return o && o->magic == SIB_LIVE && o->kind == (uint32_t)kind;
+}
+
+void sib_obj_bury(struct sib_context *ctx, struct sib_obj *o)
+{
+    pthread_mutex_lock(&ctx->lock);
+    o->magic = SIB_DEAD;
+    o->next_dead = ctx->graveyard;
+    ctx->graveyard = o;
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+struct sib_context *sib_ctx(struct ibv_context *ibctx)
+{
+    struct sib_context *ctx;
+
+    if (!ibctx || ibctx->abi_compat != __VERBS_ABI_IS_EXTENDED)
+        return NULL;
+    ctx = sib_container_of(ibctx, struct sib_context, vctx.context);
+    return sib_obj_ok(&ctx->o, SIB_K_CTX) ? ctx : NULL;
+}
+
+struct sib_pd *sib_pd(struct ibv_pd *ibpd)
+{
+    struct sib_pd *pd = ibpd ? sib_container_of(ibpd, struct sib_pd, ibpd) : NULL;
+
+    return pd && sib_obj_ok(&pd->o, SIB_K_PD) ? pd : NULL;
+}
+
+void sib_ctx_pending_add(struct sib_context *ctx, int n)
+{
+    __atomic_fetch_add(&ctx->pending, (uint32_t)n, __ATOMIC_RELEASE);
+}
+
+/* ---- device list ---- */
+
+SIB_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
+{
+    struct ibv_device **list;
+
+    if (num_devices)
+        *num_devices = 0;
+    if (sib_knobs_load())
+        return sib_null(EINVAL);
+    list = calloc(2, sizeof(*list));
+    if (!list)
+        return sib_null(ENOMEM);
+    list[0] = &sib_device;
+    if (num_devices)
+        *num_devices = 1;
+    return list;
+}
+
+SIB_EXPORT void ibv_free_device_list(struct ibv_device **list)
+{
+    free(list);
+}
+
+SIB_EXPORT const char *ibv_get_device_name(struct ibv_device *device)
+{
+    return device ? device->name : sib_null(EINVAL);
+}
+
+static uint64_t node_guid(void)
+{
+    return 0x02536f6674000000ull; /* 02:"Soft":00:00:00, locally administered */
+}
+
+SIB_EXPORT __be64 ibv_get_device_guid(struct ibv_device *device)
+{
+    if (device != &sib_device) {
+        errno = EINVAL;
+        return 0;
+    }
+    return htobe64(node_guid());
+}
+
+/* ---- open / close ---- */
+
+static void ctx_setup_ops(struct sib_context *ctx);
+
+SIB_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
+{
+    struct sib_context *ctx;
+    struct sib_fctx *fc;
+    struct sib_addr addr;
+    int fd, rc;
+
+    if (device != &sib_device)
+        return sib_null(EINVAL);
+    if (sib_knobs_load())
+        return sib_null(EINVAL);
+    ctx = calloc(1, sizeof(*ctx));
+    if (!ctx)
+        return sib_null(ENOMEM);
+    fd = sib_sock_open(&addr);
+    if (fd < 0) {
+        free(ctx);
+        return sib_null(-fd);
+    }
+    pthread_mutex_lock(&sib_open_lock);
+    rc = sib_fabric_join(&sib_fab, sib_knobs.fabric_path, &ctx->slot);
+    if (rc) {
+        pthread_mutex_unlock(&sib_open_lock);
+        close(fd);
+        free(ctx);
+        return sib_null(rc);
+    }
+    fc = sib_fctx_at(&sib_fab, ctx->slot);
+    sib_lock(&fc->ev_lock);
+    fc->async_addr = addr;
+    sib_unlock(&fc->ev_lock);
+    ctx->f = fc;
+    ctx->gen = fc->gen;
+    ctx->lid = (uint16_t)fc->lid;
+    ctx->pid = getpid();
+    ctx->next_open = sib_open_list;
+    sib_open_list = ctx;
+    pthread_mutex_unlock(&sib_open_lock);
+
+    /* Let peers move data in and out of us even under Yama ptrace_scope=1,
+     * as CMA-based MPI transports do. */
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+
+    sib_obj_init(&ctx->o, SIB_K_CTX, ctx);
+    pthread_mutex_init(&ctx->lock, NULL);
+    ctx->vctx.context.device = device;
+    ctx->vctx.context.cmd_fd = -1;
+    ctx->vctx.context.async_fd = fd;
+    ctx->vctx.context.num_comp_vectors = 1;
+    pthread_mutex_init(&ctx->vctx.context.mutex, NULL);
+    ctx->vctx.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
+    ctx->vctx.sz = sizeof(ctx->vctx);
+    ctx_setup_ops(ctx);
+    SIB_COUNT(fc, contexts_opened, 1);
+    return &ctx->vctx.context;
+}
+
+static void unlink_open(struct sib_context *ctx)
+{
+    struct sib_context **pp;
+
+    for (pp = &sib_open_list; *pp; pp = &(*pp)->next_open) {
+        if (*pp == ctx) {
+            *pp = ctx->next_open;
+            return;
+        }
+    }
+}
+
+SIB_EXPORT int ibv_close_device(struct ibv_context *context)
+{
+    struct sib_context *ctx = sib_ctx(context);
+    struct sib_obj *o;
+
+    if (!ctx)
+        return sib_err(EINVAL);
+    /* QPs own local queues; other objects die with the fabric slot. */
+    while (ctx->qps)
+        sib_qp_destroy_local(ctx->qps);
+    pthread_mutex_lock(&sib_open_lock);
+    unlink_open(ctx);
+    if (ctx->pid == getpid()) {
+        sib_counters_retire(ctx->f);
+        sib_fabric_leave(&sib_fab, ctx->slot);
+    }
+    pthread_mutex_unlock(&sib_open_lock);
+    close(context->async_fd);
+    while ((o = ctx->graveyard)) {
+        ctx->graveyard = o->next_dead;
+        free(o->mem);
+    }
+    ctx->o.magic = SIB_DEAD;
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx);
+    return 0;
+}
+
+/* exit() without ibv_close_device: leave the fabric so the last process
+ * out still removes the file. */
+__attribute__((destructor)) static void sib_at_exit(void)
+{
+    struct sib_context *ctx;
+
+    if (pthread_mutex_trylock(&sib_open_lock))
+        return;
+    for (ctx = sib_open_list; ctx; ctx = ctx->next_open)
+        if (ctx->pid == getpid() && sib_fab.refs > 0 && sib_fab.pid == getpid())
+            sib_fabric_leave(&sib_fab, ctx->slot);
+    sib_open_list = NULL;
+    pthread_mutex_unlock(&sib_open_lock);
+}
+
+/* ---- queries ---- */
+
+SIB_EXPORT int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *attr)
+{
+    if (!sib_ctx(context) || !attr)
+        return sib_err(EINVAL);
+    memset(attr, 0, sizeof(*attr));
+    snprintf(attr->fw_ver, sizeof(attr->fw_ver), "softib %d", SIB_VERSION);
+    attr->node_guid = htobe64(node_guid());
+    attr->sys_image_guid = htobe64(node_guid());
+    attr->max_mr_size = UINT64_MAX;
+    attr->page_size_cap = 0xfffff000;
+    attr->vendor_id = 0x5346; /* "SF" */
+    attr->vendor_part_id = 1;
+    attr->hw_ver = 1;
+    attr->max_qp = SIB_MAX_QP;
+    attr->max_qp_wr = SIB_MAX_WR;
+    attr->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_N_NOTIFY_CQ;
+    attr->max_sge = SIB_MAX_SGE;
+    attr->max_sge_rd = SIB_MAX_SGE;
+    attr->max_cq = SIB_MAX_CQ;
+    attr->max_cqe = SIB_MAX_CQE;
+    attr->max_mr = SIB_MAX_MR - 1;
+    attr->max_pd = 1 << 20;
+    attr->max_qp_rd_atom = SIB_MAX_RD_ATOMIC;
+    attr->max_res_rd_atom = SIB_MAX_RD_ATOMIC * SIB_MAX_QP;
+    attr->max_qp_init_rd_atom = SIB_MAX_RD_ATOMIC;
+    attr->atomic_cap = IBV_ATOMIC_HCA;
+    attr->max_ah = 1 << 20;
+    attr->max_srq = SIB_MAX_SRQ;
+    attr->max_srq_wr = SIB_MAX_WR;
+    attr->max_srq_sge = SIB_MAX_SGE;
+    attr->max_pkeys = 1;
+    attr->local_ca_ack_delay = 15;
+    attr->phys_port_cnt = 1;
+    return 0;
+}
+
+static void fill_port(const struct sib_context *ctx, struct ibv_port_attr *pa)
+{
+    const struct sib_hdr *h = sib_fab.hdr;
+
+    memset(pa, 0, sizeof(*pa));
+    pa->state = IBV_PORT_ACTIVE;
+    pa->max_mtu = IBV_MTU_4096;
+    pa->active_mtu = (enum ibv_mtu)h->mtu_enum;
+    pa->gid_tbl_len = sib_gid_count();
+    pa->max_msg_sz = SIB_MAX_MSG;
+    pa->pkey_tbl_len = 1;
+    pa->lid = h->roce ? 0 : ctx->lid;
+    pa->sm_lid = h->roce ? 0 : 1;
+    pa->port_cap_flags = h->roce ? 0 : IBV_PORT_SM;
+    pa->max_vl_num = 1;
+    pa->subnet_timeout = 18;
+    pa->active_width = 2;  /* 4x */
+    pa->active_speed = 32; /* EDR */
+    pa->phys_state = 5;    /* LinkUp */
+    pa->link_layer = h->roce ? IBV_LINK_LAYER_ETHERNET : IBV_LINK_LAYER_INFINIBAND;
+}
+
+static int sib_query_port(struct ibv_context *context, uint8_t port, struct ibv_port_attr *attr,
+                          size_t len)
+{
+    struct sib_context *ctx = sib_ctx(context);
+    struct ibv_port_attr pa;
+
+    if (!ctx || !attr)
+        return sib_err(EINVAL);
+    if (port != 1)
+        return sib_err(EINVAL);
+    fill_port(ctx, &pa);
+    memcpy(attr, &pa, len < sizeof(pa) ? len : sizeof(pa));
+    return 0;
+}
+
+/* The exported symbol old binaries call, with the pre-"flags" layout. */
+SIB_EXPORT int ibv_query_port(struct ibv_context *context, uint8_t port_num,
+                              struct _compat_ibv_port_attr *port_attr)
+{
+    return sib_query_port(context, port_num, (struct ibv_port_attr *)port_attr,
+                          offsetof(struct ibv_port_attr, flags));
+}
+
+SIB_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index,
+                             union ibv_gid *gid)
+{
+    struct sib_context *ctx = sib_ctx(context);
+
+    if (!ctx || !gid || port_num != 1 || index < 0 || index >= sib_gid_count()) {
+        errno = EINVAL;
+        return -1;
+    }
+    *gid = sib_gid(ctx->lid, index);
+    return 0;
+}
+
+SIB_EXPORT int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index,
+                              __be16 *pkey)
+{
+    if (!sib_ctx(context) || !pkey || port_num != 1 || index != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    *pkey = htobe16(0xffff); /* the default full-member partition */
+    return 0;
+}
+
+/* ---- protection domains ---- */
+
+SIB_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
+{
+    struct sib_context *ctx = sib_ctx(context);
+    struct sib_pd *pd;
+    uint32_t n;
+
+    if (!ctx)
+        return sib_null(EINVAL);
+    pd = calloc(1, sizeof(*pd));
+    if (!pd)
+        return sib_null(ENOMEM);
+    pthread_mutex_lock(&ctx->lock);
+    n = ++ctx->next_pd;
+    pthread_mutex_unlock(&ctx->lock);
+    /* unique across the fabric: context slot, its generation, a counter */
+    pd->id = ((uint64_t)ctx->slot << 52) | ((uint64_t)(ctx->gen & 0xfffff) << 32) | n;
+    pd->ibpd.context = context;
+    pd->ibpd.handle = n;
+    sib_obj_init(&pd->o, SIB_K_PD, pd);
+    return &pd->ibpd;
+}
+
+SIB_EXPORT int ibv_dealloc_pd(struct ibv_pd *ibpd)
+{
+    struct sib_pd *pd = sib_pd(ibpd);
+
+    if (!pd)
+        return sib_err(EINVAL);
+    if (__atomic_load_n(&pd->users, __ATOMIC_ACQUIRE))
+        return sib_err(EBUSY);
+    sib_obj_bury(sib_ctx(ibpd->context), &pd->o);
+    return 0;
+}
+
+/* ---- misc ---- */
+
+SIB_EXPORT int ibv_fork_init(void)
+{
+    return 0; /* nothing is pinned: fork() is always safe */
+}
+
+SIB_EXPORT enum ibv_fork_status ibv_is_fork_initialized(void)
+{
+    return IBV_FORK_UNNEEDED;
+}
+
+static void ctx_setup_ops(struct sib_context *ctx)
+{
+    struct ibv_context_ops *ops = &ctx->vctx.context.ops;
+
+    ops->poll_cq = sib_poll_cq;
+    ops->req_notify_cq = sib_req_notify_cq;
+    ops->post_send = sib_post_send;
+    ops->post_recv = sib_post_recv;
+    ops->post_srq_recv = sib_post_srq_recv;
+    ctx->vctx.query_port = sib_query_port;
+}

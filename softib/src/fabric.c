@@ -1,0 +1,528 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The shared-memory fabric file: creation, joining and leaving, the heap
+ * inside it, robust locks, and reclaiming what dead processes left behind.
+ *
+ * Who creates, re-initialises and unlinks the file is decided under an
+ * flock() on it: a process that opened a file which was unlinked meanwhile
+ * sees st_nlink == 0 and starts over, so the last process out can unlink
+ * without racing a newcomer.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sib.h"
+
+/* ---- robust process-shared locks ---- */
+
+void sib_lock_init(struct sib_lock *l)
+{
+    pthread_mutexattr_t a;
+
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    pthread_mutex_init(&l->m, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+void sib_lock(struct sib_lock *l)
+{
+    int rc = pthread_mutex_lock(&l->m);
+
+    /* The holder died: what it protected is left as it was (rings only
+     * publish an entry after writing it), so take it over. */
+    if (rc == EOWNERDEAD)
+        rc = pthread_mutex_consistent(&l->m);
+    if (rc) {
+        fprintf(stderr, "softib: fabric lock unusable (%s)\n", strerror(rc));
+        abort();
+    }
+}
+
+void sib_unlock(struct sib_lock *l)
+{
+    pthread_mutex_unlock(&l->m);
+}
+
+void sib_lock_lazy_init(struct sib_lock *l, uint32_t *ready)
+{
+    if (*ready)
+        return;
+    sib_lock_init(l);
+    __atomic_store_n(ready, 1, __ATOMIC_RELEASE);
+}
+
+/* ---- process liveness ---- */
+
+/* Field 22 of /proc/<pid>/stat, or 0 if the process is gone or a zombie. */
+uint64_t sib_pid_start_time(int32_t pid)
+{
+    char path[64], buf[1024];
+    unsigned long long start = 0;
+    ssize_t n;
+    char *p;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    p = strrchr(buf, ')'); /* comm may contain spaces and parentheses */
+    if (!p || p[1] != ' ')
+        return 0;
+    if (p[2] == 'Z' || p[2] == 'X')
+        return 0;
+    /* after ") " come fields 3.. ; starttime is field 22 */
+    if (sscanf(p + 2,
+               "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
+               "%*d %llu",
+               &start) != 1)
+        return 0;
+    return start;
+}
+
+bool sib_pid_alive(int32_t pid, uint64_t start_time)
+{
+    if (pid <= 0)
+        return false;
+    if (kill(pid, 0) && errno == ESRCH)
+        return false;
+    return sib_pid_start_time(pid) == start_time;
+}
+
+/* ---- heap: power-of-two size classes from 64 bytes ---- */
+
+static unsigned heap_class(uint64_t bytes)
+{
+    unsigned c = 0;
+
+    while ((64ull << c) < bytes)
+        c++;
+    return c;
+}
+
+sib_off sib_heap_alloc(struct sib_fabric *f, uint64_t bytes)
+{
+    struct sib_hdr *h = f->hdr;
+    unsigned c = heap_class(bytes);
+    uint64_t size = 64ull << c;
+    sib_off off;
+
+    if (c >= SIB_HEAP_CLASSES)
+        return 0;
+    off = h->free_list[c];
+    if (off) {
+        h->free_list[c] = *(sib_off *)sib_ptr(f, off);
+        memset(sib_ptr(f, off), 0, sizeof(sib_off));
+    } else {
+        if (h->heap_brk + size > h->heap_end)
+            return 0;
+        off = h->heap_brk;
+        h->heap_brk += size;
+    }
+    h->heap_used += size;
+    return off;
+}
+
+void sib_heap_free(struct sib_fabric *f, sib_off off, uint64_t bytes)
+{
+    struct sib_hdr *h = f->hdr;
+    unsigned c = heap_class(bytes);
+
+    if (!off)
+        return;
+    *(sib_off *)sib_ptr(f, off) = h->free_list[c];
+    h->free_list[c] = off;
+    h->heap_used -= 64ull << c;
+}
+
+/* ---- layout ---- */
+
+static uint64_t round_page(uint64_t x)
+{
+    return (x + 4095) & ~4095ull;
+}
+
+static int fabric_init(struct sib_fabric *f)
+{
+    struct sib_hdr *h = f->hdr;
+    uint64_t off = round_page(sizeof(*h));
+
+    /* Give back every page (they read as zero again) without shrinking the
+     * file, which could SIGBUS a concurrent reader such as softib-info. */
+    if (fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)f->size) &&
+        errno != EOPNOTSUPP)
+        return errno;
+    memset(h, 0, sizeof(*h));
+    h->ctx_off = off;
+    off = round_page(off + SIB_MAX_CTX * sizeof(struct sib_fctx));
+    h->qp_off = off;
+    off = round_page(off + SIB_MAX_QP * sizeof(struct sib_fqp));
+    h->cq_off = off;
+    off = round_page(off + SIB_MAX_CQ * sizeof(struct sib_fcq));
+    h->srq_off = off;
+    off = round_page(off + SIB_MAX_SRQ * sizeof(struct sib_fsrq));
+    h->mr_off = off;
+    off = round_page(off + SIB_MAX_MR * sizeof(struct sib_fmr));
+    if (off + (1u << 20) > f->size)
+        return ENOSPC;
+    h->heap_start = h->heap_brk = off;
+    h->heap_end = f->size;
+    h->size = f->size;
+    h->hdr_bytes = sizeof(*h);
+    h->version = SIB_VERSION;
+    h->roce = sib_knobs.roce;
+    h->mtu_enum = (uint32_t)sib_knobs.mtu_enum;
+    h->next_lid = 1;
+    h->id = sib_rng_seed(0x1d) ^ sib_now_ns();
+    sib_lock_init(&h->lock);
+    sib_lock_init(&h->atomic_lock);
+    __atomic_store_n(&h->magic, SIB_MAGIC, __ATOMIC_RELEASE);
+    return 0;
+}
+
+int sib_fabric_map(struct sib_fabric *f, const char *path, bool writable)
+{
+    struct stat st;
+    void *p;
+
+    memset(f, 0, sizeof(*f));
+    snprintf(f->path, sizeof(f->path), "%s", path);
+    f->fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+    if (f->fd < 0)
+        return errno;
+    if (fstat(f->fd, &st) || st.st_size < (off_t)sizeof(struct sib_hdr)) {
+        close(f->fd);
+        return EPROTO;
+    }
+    p = mmap(NULL, (size_t)st.st_size, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, f->fd,
+             0);
+    if (p == MAP_FAILED) {
+        int err = errno;
+        close(f->fd);
+        return err;
+    }
+    f->base = p;
+    f->size = (uint64_t)st.st_size;
+    f->hdr = p;
+    f->pid = getpid();
+    if (f->hdr->magic != SIB_MAGIC || f->hdr->version != SIB_VERSION || f->hdr->size != f->size) {
+        sib_fabric_unmap(f);
+        return EPROTO;
+    }
+    return 0;
+}
+
+void sib_fabric_unmap(struct sib_fabric *f)
+{
+    if (f->base)
+        munmap(f->base, f->size);
+    if (f->fd >= 0)
+        close(f->fd);
+    f->base = NULL;
+    f->hdr = NULL;
+    f->fd = -1;
+}
+
+/* Open (creating if needed) the file, flock()ed, and not a stale unlinked one. */
+static int open_locked(const char *path, struct stat *st)
+{
+    for (;;) {
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+        if (fd < 0)
+            return -errno;
+        if (flock(fd, LOCK_EX) || fstat(fd, st)) {
+            int err = errno;
+            close(fd);
+            return -err;
+        }
+        if (st->st_nlink > 0)
+            return fd;
+        close(fd); /* the last user unlinked it while we waited */
+    }
+}
+
+static int map_new(struct sib_fabric *f, const char *path)
+{
+    struct stat st;
+    bool fresh;
+    void *p;
+    int fd = open_locked(path, &st);
+
+    if (fd < 0)
+        return -fd;
+    fresh = st.st_size == 0;
+    if (fresh && ftruncate(fd, (off_t)sib_knobs.fabric_bytes)) {
+        int err = errno;
+        close(fd);
+        return err;
+    }
+    f->size = fresh ? sib_knobs.fabric_bytes : (uint64_t)st.st_size;
+    p = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        int err = errno;
+        close(fd);
+        return err;
+    }
+    snprintf(f->path, sizeof(f->path), "%s", path);
+    f->fd = fd;
+    f->base = p;
+    f->hdr = p;
+    f->pid = getpid();
+    return 0;
+}
+
+/* With the flock held: make the header usable (creating or recycling). */
+static int fabric_adopt(struct sib_fabric *f)
+{
+    struct sib_hdr *h = f->hdr;
+    uint32_t live;
+
+    if (h->magic == 0)
+        return fabric_init(f);
+    if (h->magic != SIB_MAGIC || h->version != SIB_VERSION || h->size != f->size) {
+        fprintf(stderr, "softib: %s was made by another softib version; remove it\n", f->path);
+        return EPROTO;
+    }
+    sib_lock(&h->lock);
+    live = sib_reclaim(f);
+    sib_unlock(&h->lock);
+    return live ? 0 : fabric_init(f); /* everyone on it died: start clean */
+}
+
+static int check_params(const struct sib_fabric *f)
+{
+    const struct sib_hdr *h = f->hdr;
+
+    if (sib_knobs.link_layer_set && (uint32_t)sib_knobs.roce != h->roce) {
+        fprintf(stderr, "softib: SOFTIB_LINK_LAYER=%s but fabric %s runs %s\n",
+                sib_knobs.roce ? "ethernet" : "infiniband", f->path,
+                h->roce ? "ethernet" : "infiniband");
+        return EINVAL;
+    }
+    if (sib_knobs.mtu_set && (uint32_t)sib_knobs.mtu_enum != h->mtu_enum) {
+        fprintf(stderr, "softib: SOFTIB_MTU=%u but fabric %s runs MTU %u\n",
+                sib_mtu_bytes(sib_knobs.mtu_enum), f->path, sib_mtu_bytes((int)h->mtu_enum));
+        return EINVAL;
+    }
+    return 0;
+}
+
+static bool lid_taken(const struct sib_fabric *f, uint32_t lid)
+{
+    for (uint32_t i = 0; i < SIB_MAX_CTX; i++) {
+        const struct sib_fctx *c = sib_fctx_at(f, i);
+
+        if (c->in_use && c->lid == lid)
+            return true;
+    }
+    return false;
+}
+
+/* Global lock held. Unicast LIDs are 1..0xbfff. */
+static uint32_t next_lid(struct sib_fabric *f)
+{
+    struct sib_hdr *h = f->hdr;
+
+    for (;;) {
+        uint32_t lid = h->next_lid;
+
+        h->next_lid = lid >= 0xbfff ? 1 : lid + 1;
+        if (!lid_taken(f, lid))
+            return lid;
+    }
+}
+
+static int ctx_alloc(struct sib_fabric *f, uint32_t *slot)
+{
+    struct sib_hdr *h = f->hdr;
+    int rc = ENOSPC;
+
+    sib_lock(&h->lock);
+    sib_reclaim(f);
+    for (uint32_t i = 0; i < SIB_MAX_CTX; i++) {
+        struct sib_fctx *c = sib_fctx_at(f, i);
+
+        if (c->in_use)
+            continue;
+        memset(&c->cnt, 0, sizeof(c->cnt));
+        sib_lock_lazy_init(&c->ev_lock, &c->ev_lock_ready);
+        c->ev_head = c->ev_tail = c->ev_lost = 0;
+        c->gen++;
+        c->pid = getpid();
+        c->start_time = sib_pid_start_time(c->pid);
+        c->lid = next_lid(f);
+        memset(&c->async_addr, 0, sizeof(c->async_addr));
+        __atomic_store_n(&c->in_use, 1, __ATOMIC_RELEASE);
+        *slot = i;
+        rc = 0;
+        break;
+    }
+    sib_unlock(&h->lock);
+    return rc;
+}
+
+/* With the flock held: true when no live context uses the file. */
+static bool fabric_unused(struct sib_fabric *f)
+{
+    struct sib_hdr *h = f->hdr;
+    uint32_t live;
+
+    if (h->magic == 0)
+        return true;
+    if (h->magic != SIB_MAGIC || h->version != SIB_VERSION || h->size != f->size)
+        return false; /* not ours to judge */
+    sib_lock(&h->lock);
+    live = sib_reclaim(f);
+    sib_unlock(&h->lock);
+    return live == 0;
+}
+
+int sib_fabric_join(struct sib_fabric *f, const char *path, uint32_t *slot)
+{
+    struct stat st;
+    int rc;
+
+    if (f->refs > 0 && f->pid != getpid())
+        f->refs = 0; /* inherited across fork(): the parent's, not ours */
+    if (f->refs == 0) {
+        rc = map_new(f, path);
+        if (rc)
+            return rc;
+    } else if (flock(f->fd, LOCK_EX) || fstat(f->fd, &st)) {
+        return errno;
+    }
+    rc = fabric_adopt(f);
+    if (!rc)
+        rc = check_params(f);
+    if (!rc)
+        rc = ctx_alloc(f, slot);
+    if (rc && f->refs == 0 && fabric_unused(f))
+        unlink(f->path); /* nobody joined: leave nothing behind */
+    flock(f->fd, LOCK_UN);
+    if (rc) {
+        if (f->refs == 0)
+            sib_fabric_unmap(f);
+        return rc;
+    }
+    f->refs++;
+    return 0;
+}
+
+/* ---- releasing what a context owns (global lock held) ---- */
+
+static void release_qps(struct sib_fabric *f, uint32_t owner)
+{
+    for (uint32_t i = 0; i < SIB_MAX_QP; i++) {
+        struct sib_fqp *q = sib_fqp_at(f, i);
+
+        if (!q->qpn || q->owner != owner)
+            continue;
+        sib_lock(&q->lock);
+        __atomic_store_n(&q->qpn, 0, __ATOMIC_RELEASE);
+        sib_heap_free(f, q->rq.ring, q->rq.ring_bytes);
+        q->rq.ring = 0;
+        sib_unlock(&q->lock);
+    }
+}
+
+static void release_cqs(struct sib_fabric *f, uint32_t owner)
+{
+    for (uint32_t i = 0; i < SIB_MAX_CQ; i++) {
+        struct sib_fcq *c = sib_fcq_at(f, i);
+
+        if (!c->in_use || c->owner != owner)
+            continue;
+        sib_lock(&c->lock);
+        __atomic_store_n(&c->in_use, 0, __ATOMIC_RELEASE);
+        sib_heap_free(f, c->ring, c->ring_bytes);
+        c->ring = 0;
+        sib_unlock(&c->lock);
+    }
+}
+
+static void release_srqs(struct sib_fabric *f, uint32_t owner)
+{
+    for (uint32_t i = 0; i < SIB_MAX_SRQ; i++) {
+        struct sib_fsrq *s = sib_fsrq_at(f, i);
+
+        if (!s->in_use || s->owner != owner)
+            continue;
+        sib_lock(&s->lock);
+        __atomic_store_n(&s->in_use, 0, __ATOMIC_RELEASE);
+        sib_heap_free(f, s->rq.ring, s->rq.ring_bytes);
+        s->rq.ring = 0;
+        sib_unlock(&s->lock);
+    }
+}
+
+static void release_mrs(struct sib_fabric *f, uint32_t owner)
+{
+    for (uint32_t i = 0; i < SIB_MAX_MR; i++) {
+        struct sib_fmr *m = sib_fmr_at(f, i);
+
+        if (m->lkey && m->owner == owner)
+            sib_fmr_clear(m);
+    }
+}
+
+static void ctx_release(struct sib_fabric *f, uint32_t slot)
+{
+    release_qps(f, slot);
+    release_srqs(f, slot);
+    release_cqs(f, slot);
+    release_mrs(f, slot);
+    __atomic_store_n(&sib_fctx_at(f, slot)->in_use, 0, __ATOMIC_RELEASE);
+}
+
+uint32_t sib_reclaim(struct sib_fabric *f)
+{
+    uint32_t live = 0;
+
+    for (uint32_t i = 0; i < SIB_MAX_CTX; i++) {
+        struct sib_fctx *c = sib_fctx_at(f, i);
+
+        if (!c->in_use)
+            continue;
+        if (sib_pid_alive(c->pid, c->start_time))
+            live++;
+        else
+            ctx_release(f, i);
+    }
+    return live;
+}
+
+void sib_fabric_leave(struct sib_fabric *f, uint32_t slot)
+{
+    struct sib_hdr *h = f->hdr;
+    bool locked = flock(f->fd, LOCK_EX) == 0;
+    uint32_t live;
+
+    sib_lock(&h->lock);
+    ctx_release(f, slot);
+    live = sib_reclaim(f);
+    sib_unlock(&h->lock);
+    if (live == 0 && locked)
+        unlink(f->path);
+    if (locked)
+        flock(f->fd, LOCK_UN);
+    if (--f->refs == 0)
+        sib_fabric_unmap(f);
+}

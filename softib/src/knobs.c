@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Environment knobs (read once per process), the clock, the random streams
+ * used for loss/reordering, and the cost model. Every variable is listed in
+ * docs/softib.md with its default.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sib.h"
+
+struct sib_knobs sib_knobs;
+
+static pthread_mutex_t knobs_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t knobs_pid; /* a forked child reads its own environment again */
+static int knobs_rc;
+
+static int bad(const char *name, const char *val, const char *want)
+{
+    fprintf(stderr, "softib: %s=%s: expected %s\n", name, val, want);
+    return EINVAL;
+}
+
+static int env_double01(const char *name, double *out)
+{
+    const char *v = getenv(name);
+    char *end;
+    double d;
+
+    if (!v || !*v)
+        return 0;
+    errno = 0;
+    d = strtod(v, &end);
+    if (errno || *end || !(d >= 0.0 && d <= 1.0))
+        return bad(name, v, "a probability between 0 and 1");
+    *out = d;
+    return 0;
+}
+
+static int env_u64(const char *name, uint64_t max, uint64_t *out, bool *given)
+{
+    const char *v = getenv(name);
+    unsigned long long x;
+    char *end;
+
+    if (!v || !*v)
+        return 0;
+    errno = 0;
+    x = strtoull(v, &end, 0);
+    if (errno || *end || v[0] == '-' || x > max) {
+        char want[64];
+        snprintf(want, sizeof(want), "an integer from 0 to %llu", (unsigned long long)max);
+        return bad(name, v, want);
+    }
+    *out = x;
+    if (given)
+        *given = true;
+    return 0;
+}
+
+static int env_u32(const char *name, uint32_t max, uint32_t *out)
+{
+    uint64_t x = *out;
+    int rc = env_u64(name, max, &x, NULL);
+
+    *out = (uint32_t)x;
+    return rc;
+}
+
+static int load_fabric_name(void)
+{
+    const char *v = getenv("SOFTIB_FABRIC");
+    uint64_t mb = 1024;
+
+    if (v && *v) {
+        if (strlen(v) > 64 || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789._-") != strlen(v))
+            return bad("SOFTIB_FABRIC", v, "a name of up to 64 letters, digits, '.', '_', '-'");
+        snprintf(sib_knobs.fabric_path, sizeof(sib_knobs.fabric_path), "/dev/shm/softib-fabric-%s",
+                 v);
+    } else {
+        snprintf(sib_knobs.fabric_path, sizeof(sib_knobs.fabric_path), "/dev/shm/softib-fabric-%u",
+                 (unsigned)getuid());
+    }
+    if (env_u64("SOFTIB_FABRIC_MB", 1u << 20, &mb, NULL))
+        return EINVAL;
+    if (mb < 64)
+        return bad("SOFTIB_FABRIC_MB", getenv("SOFTIB_FABRIC_MB"), "at least 64");
+    sib_knobs.fabric_bytes = mb << 20;
+    return 0;
+}
+
+static int load_port(void)
+{
+    const char *ll = getenv("SOFTIB_LINK_LAYER");
+    uint64_t mtu = 4096;
+
+    sib_knobs.mtu_enum = IBV_MTU_4096;
+    if (env_u64("SOFTIB_MTU", 4096, &mtu, &sib_knobs.mtu_set))
+        return EINVAL;
+    switch (mtu) {
+    case 256:
+        sib_knobs.mtu_enum = IBV_MTU_256;
+        break;
+    case 512:
+        sib_knobs.mtu_enum = IBV_MTU_512;
+        break;
+    case 1024:
+        sib_knobs.mtu_enum = IBV_MTU_1024;
+        break;
+    case 2048:
+        sib_knobs.mtu_enum = IBV_MTU_2048;
+        break;
+    case 4096:
+        sib_knobs.mtu_enum = IBV_MTU_4096;
+        break;
+    default:
+        return bad("SOFTIB_MTU", getenv("SOFTIB_MTU"), "256, 512, 1024, 2048 or 4096");
+    }
+    if (!ll || !*ll)
+        return 0;
+    sib_knobs.link_layer_set = true;
+    if (!strcasecmp(ll, "ethernet") || !strcasecmp(ll, "roce"))
+        sib_knobs.roce = true;
+    else if (strcasecmp(ll, "infiniband") && strcasecmp(ll, "ib"))
+        return bad("SOFTIB_LINK_LAYER", ll, "infiniband or ethernet");
+    return 0;
+}
+
+static int load_cost(void)
+{
+    const char *model = getenv("SOFTIB_COST_MODEL");
+
+    if (model && *model && strcmp(model, "none")) {
+        if (strcmp(model, "paper"))
+            return bad("SOFTIB_COST_MODEL", model, "none or paper");
+        /* Vishnu et al.: create + RESET->INIT 367 us, INIT->RTR and
+         * RTR->RTS about 105 us each. */
+        sib_knobs.cost_create_qp_us = 300;
+        sib_knobs.cost_init_us = 67;
+        sib_knobs.cost_rtr_us = 105;
+        sib_knobs.cost_rts_us = 105;
+    }
+    if (env_u32("SOFTIB_COST_CREATE_QP_US", 10000000, &sib_knobs.cost_create_qp_us) ||
+        env_u32("SOFTIB_COST_INIT_US", 10000000, &sib_knobs.cost_init_us) ||
+        env_u32("SOFTIB_COST_RTR_US", 10000000, &sib_knobs.cost_rtr_us) ||
+        env_u32("SOFTIB_COST_RTS_US", 10000000, &sib_knobs.cost_rts_us) ||
+        env_u32("SOFTIB_COST_DESTROY_QP_US", 10000000, &sib_knobs.cost_destroy_qp_us) ||
+        env_u32("SOFTIB_COST_REG_MR_US", 10000000, &sib_knobs.cost_reg_mr_us))
+        return EINVAL;
+    return 0;
+}
+
+static int load_traffic(void)
+{
+    uint64_t deferred = 0;
+
+    if (env_double01("SOFTIB_UD_LOSS", &sib_knobs.ud_loss) ||
+        env_double01("SOFTIB_UD_REORDER", &sib_knobs.ud_reorder) ||
+        env_u64("SOFTIB_DEFERRED", 1, &deferred, NULL) ||
+        env_u64("SOFTIB_SEED", UINT64_MAX, &sib_knobs.seed, &sib_knobs.seeded) ||
+        env_u32("SOFTIB_WIRE_LATENCY_US", 10000000, &sib_knobs.wire_latency_us) ||
+        env_u32("SOFTIB_WIRE_MBPS", 100000000, &sib_knobs.wire_mbps))
+        return EINVAL;
+    sib_knobs.deferred = deferred != 0;
+    return 0;
+}
+
+static void load(void)
+{
+    memset(&sib_knobs, 0, sizeof(sib_knobs));
+    knobs_rc = load_fabric_name();
+    if (!knobs_rc)
+        knobs_rc = load_port();
+    if (!knobs_rc)
+        knobs_rc = load_cost();
+    if (!knobs_rc)
+        knobs_rc = load_traffic();
+}
+
+int sib_knobs_load(void)
+{
+    int rc;
+
+    pthread_mutex_lock(&knobs_lock);
+    if (knobs_pid != getpid()) {
+        load();
+        knobs_pid = getpid();
+    }
+    rc = knobs_rc;
+    pthread_mutex_unlock(&knobs_lock);
+    return rc;
+}
+
+uint64_t sib_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void sib_cost(uint32_t us)
+{
+    struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000};
+
+    if (!us)
+        return;
+    while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+        ;
+}
+
+bool sib_wire_model(void)
+{
+    return sib_knobs.wire_latency_us || sib_knobs.wire_mbps;
+}
+
+uint32_t sib_mtu_bytes(int mtu_enum)
+{
+    return mtu_enum >= IBV_MTU_256 && mtu_enum <= IBV_MTU_4096 ? 128u << mtu_enum : 0;
+}
+
+/* splitmix64: turns (seed, salt) into a well-mixed stream start. */
+uint64_t sib_rng_seed(uint32_t salt)
+{
+    uint64_t z = (sib_knobs.seeded ? sib_knobs.seed : sib_now_ns() ^ ((uint64_t)getpid() << 32)) +
+                 0x9e3779b97f4a7c15ull * (salt + 1);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return z ? z : 1;
+}
+
+/* xorshift64*, uniform in [0, 1) */
+double sib_rng01(uint64_t *s)
+{
+    uint64_t x = *s;
+
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return (double)((x * 0x2545f4914f6cdd1dull) >> 11) / 9007199254740992.0;
+}

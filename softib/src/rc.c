@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Reliable connected transport: one send WQE against the responder QP.
+ *
+ * The requester does the responder's work too, under the responder QP's
+ * lock: it checks that a packet would be accepted (QP exists, connected
+ * back to us, address, state, PSN), then the operation's rules (QP access
+ * flags, rkey, receive WQE), moves the bytes and writes the responder's
+ * completion. Anything a real responder would silently drop is "lost" and
+ * retransmitted; anything it would NAK fails both QPs the way rxe does.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include "sib.h"
+
+enum rc_verdict {
+    RC_OK,
+    RC_LOST, /* dropped on the wire: retransmit */
+    RC_RNR,  /* no receive WQE: RNR NAK */
+    RC_NAK,  /* fatal NAK: requester completes with `status` */
+};
+
+struct rc_op {
+    struct sib_qp *qp;
+    struct sib_swqe *w;
+    struct sib_fqp *dest; /* locked */
+    struct iovec liov[SIB_MAX_SGE];
+    int nl;
+    enum ibv_wc_status status; /* RC_NAK: the requester's completion */
+    uint8_t rnr_timer;         /* RC_RNR: the responder's min_rnr_timer */
+};
+
+/* The responder rejects the request and goes to the error state with us. */
+static enum rc_verdict nak(struct rc_op *op, enum ibv_wc_status st)
+{
+    sib_qp_to_err_locked(op->dest);
+    op->status = st;
+    return RC_NAK;
+}
+
+static void responder_completion(struct rc_op *op, const struct sib_rwqe *r,
+                                 enum ibv_wc_opcode opcode, enum ibv_wc_status st)
+{
+    struct sib_fqp *d = op->dest;
+    bool imm = op->w->opcode == IBV_WR_SEND_WITH_IMM || op->w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+    struct sib_cqe e;
+
+    sib_cqe_init(&e, r->wr_id, st, opcode, d->qpn);
+    if (st == IBV_WC_SUCCESS) {
+        e.wc.byte_len = (uint32_t)op->w->len;
+        e.wc.src_qp = op->qp->f->qpn;
+        e.wc.slid = sib_fab.hdr->roce ? 0 : op->qp->ctx->lid;
+        e.wc.wc_flags = (imm ? IBV_WC_WITH_IMM : 0) | (sib_fab.hdr->roce ? IBV_WC_GRH : 0);
+        e.wc.imm_data = imm ? op->w->imm : 0;
+        SIB_COUNT(sib_fctx_at(&sib_fab, d->owner), recvs, 1);
+        SIB_COUNT(sib_fctx_at(&sib_fab, d->owner), recv_bytes, op->w->len);
+    } else {
+        SIB_COUNT(sib_fctx_at(&sib_fab, d->owner), wc_errors, 1);
+    }
+    if (!sib_cq_push(d->recv_cq, &e, (op->w->flags & IBV_SEND_SOLICITED) != 0)) {
+        sib_qp_to_err_locked(d);
+        if (!__atomic_exchange_n(&d->overrun_reported, 1, __ATOMIC_ACQ_REL))
+            sib_async_post(d->owner, IBV_EVENT_QP_FATAL, SIB_K_QP, d->qpn & (SIB_MAX_QP - 1),
+                           d->qpn);
+    }
+}
+
+static enum rc_verdict do_send(struct rc_op *op)
+{
+    struct sib_fqp *d = op->dest;
+    struct iovec riov[SIB_MAX_SGE];
+    struct sib_rwqe *r;
+    enum ibv_wc_status st;
+    struct sib_rq *rq;
+    uint64_t pd;
+    int nr = 0, rc;
+
+    r = sib_dest_rwqe(d, &rq, &pd);
+    if (!r)
+        return RC_RNR;
+    st = sib_recv_iov(pd, r, op->w->len, riov, &nr);
+    if (st == IBV_WC_SUCCESS) {
+        rc = sib_xfer(d->pid, true, op->liov, op->nl, riov, nr);
+        if (rc == ESRCH) {
+            sib_dest_rq_done(d, false);
+            return RC_LOST; /* the responder's process is gone */
+        }
+        st = rc ? IBV_WC_LOC_PROT_ERR : IBV_WC_SUCCESS;
+    }
+    sib_rq_pop(rq);
+    responder_completion(op, r, IBV_WC_RECV, st);
+    sib_dest_rq_done(d, true);
+    if (st == IBV_WC_LOC_LEN_ERR)
+        return nak(op, IBV_WC_REM_INV_REQ_ERR);
+    if (st != IBV_WC_SUCCESS)
+        return nak(op, IBV_WC_REM_OP_ERR);
+    SIB_COUNT(op->qp->ctx->f, sends, 1);
+    SIB_COUNT(op->qp->ctx->f, send_bytes, op->w->len);
+    return RC_OK;
+}
+
+/* rkey check of an RDMA/atomic request; *va is the target address. */
+static bool rkey_ok(struct rc_op *op, uint64_t len, uint32_t need, struct sib_fmr *mr, uint64_t *va)
+{
+    return sib_mr_lookup(op->w->rkey, true, mr) && mr->pd == op->dest->pd &&
+           sib_mr_range(mr, op->w->raddr, len, need, va);
+}
+
+static enum rc_verdict do_rdma(struct rc_op *op, bool write)
+{
+    struct sib_fqp *d = op->dest;
+    uint32_t need = write ? IBV_ACCESS_REMOTE_WRITE : IBV_ACCESS_REMOTE_READ;
+    bool imm = op->w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+    struct sib_rwqe *r = NULL;
+    struct sib_fmr mr;
+    struct sib_rq *rq = NULL;
+    struct iovec riov;
+    uint64_t va = 0, pd;
+    int rc = 0;
+
+    if (!(d->access & need))
+        return nak(op, IBV_WC_REM_INV_REQ_ERR);
+    /* a zero-length RDMA carries no address to check */
+    if (op->w->len && !rkey_ok(op, op->w->len, need, &mr, &va))
+        return nak(op, IBV_WC_REM_ACCESS_ERR);
+    if (imm && !(r = sib_dest_rwqe(d, &rq, &pd)))
+        return RC_RNR;
+    if (op->w->len) {
+        riov.iov_base = (void *)(uintptr_t)va;
+        riov.iov_len = op->w->len;
+        rc = sib_xfer(mr.pid, write, op->liov, op->nl, &riov, 1);
+    }
+    if (rc && imm)
+        sib_dest_rq_done(d, false);
+    if (rc == ESRCH)
+        return RC_LOST;
+    if (rc)
+        return nak(op, IBV_WC_REM_ACCESS_ERR); /* the receive WQE is flushed by nak */
+    if (imm) {
+        sib_rq_pop(rq);
+        responder_completion(op, r, IBV_WC_RECV_RDMA_WITH_IMM, IBV_WC_SUCCESS);
+        sib_dest_rq_done(d, true);
+    }
+    if (write) {
+        SIB_COUNT(op->qp->ctx->f, rdma_writes, 1);
+        SIB_COUNT(op->qp->ctx->f, rdma_write_bytes, op->w->len);
+    } else {
+        SIB_COUNT(op->qp->ctx->f, rdma_reads, 1);
+        SIB_COUNT(op->qp->ctx->f, rdma_read_bytes, op->w->len);
+    }
+    return RC_OK;
+}
+
+static enum rc_verdict do_atomic(struct rc_op *op)
+{
+    struct sib_fmr mr;
+    uint64_t va, orig;
+    int rc;
+
+    if (!(op->dest->access & IBV_ACCESS_REMOTE_ATOMIC))
+        return nak(op, IBV_WC_REM_INV_REQ_ERR);
+    if (!rkey_ok(op, 8, IBV_ACCESS_REMOTE_ATOMIC, &mr, &va))
+        return nak(op, IBV_WC_REM_ACCESS_ERR);
+    rc = sib_atomic(mr.pid, va, op->w->opcode, op->w->compare_add, op->w->swap, &orig);
+    if (rc == ESRCH)
+        return RC_LOST;
+    if (rc)
+        return nak(op, IBV_WC_REM_ACCESS_ERR);
+    memcpy(op->liov[0].iov_base, &orig, sizeof(orig)); /* our own buffer */
+    SIB_COUNT(op->qp->ctx->f, atomics, 1);
+    return RC_OK;
+}
+
+/* Would the responder accept a packet from us at all? */
+static bool accepted(const struct sib_fqp *me, const struct sib_fqp *d)
+{
+    return d->type == IBV_QPT_RC && d->dest_qpn == me->qpn && sib_av_reaches(&me->ah, d->owner) &&
+           (d->state == IBV_QPS_RTR || d->state == IBV_QPS_RTS) && d->rq_psn == me->sq_psn;
+}
+
+static enum rc_verdict deliver(struct rc_op *op)
+{
+    struct sib_fqp *me = op->qp->f;
+    enum rc_verdict v;
+    uint32_t n;
+
+    op->dest = sib_qp_lookup_lock(me->dest_qpn);
+    if (!op->dest)
+        return RC_LOST;
+    if (!accepted(me, op->dest)) {
+        sib_qp_unlock(op->dest);
+        return RC_LOST;
+    }
+    switch (op->w->opcode) {
+    case IBV_WR_SEND:
+    case IBV_WR_SEND_WITH_IMM:
+        v = do_send(op);
+        break;
+    case IBV_WR_RDMA_WRITE:
+    case IBV_WR_RDMA_WRITE_WITH_IMM:
+        v = do_rdma(op, true);
+        break;
+    case IBV_WR_RDMA_READ:
+        v = do_rdma(op, false);
+        break;
+    default:
+        v = do_atomic(op);
+        break;
+    }
+    if (v == RC_OK) {
+        /* both ends consumed the same number of PSNs */
+        n = sib_npkts(op->w->len, sib_mtu_bytes(me->path_mtu));
+        op->dest->rq_psn = (op->dest->rq_psn + n) & 0xffffff;
+        me->sq_psn = (me->sq_psn + n) & 0xffffff;
+    }
+    if (v == RC_RNR) {
+        const struct sib_fctx *owner = sib_fctx_at(&sib_fab, op->dest->owner);
+
+        /* a dead process's QP is gone, not merely short of receives */
+        if (!sib_pid_alive(owner->pid, owner->start_time))
+            v = RC_LOST;
+        op->rnr_timer = op->dest->min_rnr_timer;
+    }
+    sib_qp_unlock(op->dest);
+    return v;
+}
+
+enum sib_step sib_rc_exec(struct sib_qp *qp, struct sib_swqe *w)
+{
+    struct rc_op op = {.qp = qp, .w = w};
+    bool local_write = w->opcode == IBV_WR_RDMA_READ || w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+                       w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
+    enum ibv_wc_status st;
+    uint64_t total;
+
+    if (w->inline_len) {
+        op.liov[0].iov_base = sib_swqe_inline(qp, w);
+        op.liov[0].iov_len = w->inline_len;
+        op.nl = 1;
+    } else {
+        st = sib_local_iov(qp, w->sge, w->num_sge, local_write ? IBV_ACCESS_LOCAL_WRITE : 0,
+                           op.liov, &op.nl, &total);
+        if (st != IBV_WC_SUCCESS)
+            return sib_sq_fail(qp, w, st);
+    }
+    switch (deliver(&op)) {
+    case RC_OK:
+        sib_sq_complete(qp, w, IBV_WC_SUCCESS);
+        return SIB_STEP_DONE;
+    case RC_LOST:
+        return sib_retry_lost(qp, w);
+    case RC_RNR:
+        return sib_retry_rnr(qp, w, op.rnr_timer);
+    default:
+        return sib_sq_fail(qp, w, op.status);
+    }
+}

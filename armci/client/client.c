@@ -1,0 +1,249 @@
+/* The client endpoint: CQ, reply buffers, bounce buffers, in-flight records, posting. */
+#include "client.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../config.h"
+#include "../runtime.h"
+#include "../segment.h"
+#include "../topology.h"
+#include "../error.h"
+#include "../net.h"
+#include "../odcm/cm.h"
+#include "../progress.h"
+#include "../util.h"
+#include "../verbs/device.h"
+#include "../dataserver/protocol.h"
+#include "replies.h"
+
+struct client_ep ep;
+
+/* Every process can have this many send WRs posted over all its connections. */
+#define CLIENT_SEND_BUDGET 1024
+/* Replies that can be outstanding over all connections (one receive buffer each). */
+#define CLIENT_REPLY_BUFS 256
+#define REPLY_BUF_SIZE    64
+
+static struct inflight *inflight_free;
+
+static void setup_bounces(void)
+{
+    size_t total = cfg.bounce_size * (size_t)cfg.bounce_count;
+    ep.bounce_region = xmalloc_registrable(total);
+    /* Remote write too: the data server writes packed get data straight into them. */
+    ep.bounce_mr = net_reg("ARMCI_Init", ep.bounce_region, total, true);
+    ep.bounce_all = xcalloc((size_t)cfg.bounce_count, sizeof(struct bounce));
+    for (int i = 0; i < cfg.bounce_count; i++) {
+        struct bounce *b = &ep.bounce_all[i];
+        b->buf = (char *)ep.bounce_region + (size_t)i * cfg.bounce_size;
+        b->lkey = ep.bounce_mr->lkey;
+        b->rkey = ep.bounce_mr->rkey;
+        b->next = ep.bounce_free;
+        ep.bounce_free = b;
+    }
+    ep.bounces_free = cfg.bounce_count;
+}
+
+void reply_buffer_post(int index)
+{
+    struct ibv_sge sge = {
+        .addr = (uintptr_t)ep.reply_bufs + (size_t)index * REPLY_BUF_SIZE,
+        .length = REPLY_BUF_SIZE,
+        .lkey = ep.reply_mr->lkey,
+    };
+    struct ibv_recv_wr wr = {.wr_id = reply_wr_id(index), .sg_list = &sge, .num_sge = 1};
+    struct ibv_recv_wr *bad;
+    int rc = ibv_post_srq_recv(ep.reply_srq, &wr, &bad);
+    if (rc)
+        armci_die(NULL, "ibv_post_srq_recv (client reply buffer) failed: %s", strerror(rc));
+}
+
+const struct ds_reply *reply_buffer(int index)
+{
+    return (const struct ds_reply *)((char *)ep.reply_bufs + (size_t)index * REPLY_BUF_SIZE);
+}
+
+static void setup_replies(void)
+{
+    ep.nreply_bufs = CLIENT_REPLY_BUFS;
+    struct ibv_srq_init_attr attr = {.attr = {.max_wr = (uint32_t)ep.nreply_bufs, .max_sge = 1}};
+    ep.reply_srq = ibv_create_srq(vdev.pd, &attr);
+    if (!ep.reply_srq)
+        armci_die("ARMCI_Init", "ibv_create_srq (client replies, %d buffers) failed: %s",
+                  ep.nreply_bufs, strerror(errno));
+    size_t bytes = (size_t)ep.nreply_bufs * REPLY_BUF_SIZE;
+    ep.reply_bufs = xmemalign(4096, bytes);
+    ep.reply_mr = net_reg("ARMCI_Init", ep.reply_bufs, bytes, false);
+    for (int i = 0; i < ep.nreply_bufs; i++)
+        reply_buffer_post(i);
+    ep.reply_slots = ep.nreply_bufs;
+}
+
+void client_init(void)
+{
+    ep.channel = ibv_create_comp_channel(vdev.ctx);
+    if (!ep.channel)
+        armci_die("ARMCI_Init", "ibv_create_comp_channel (client) failed: %s", strerror(errno));
+    set_nonblocking(ep.channel->fd, "client completion channel");
+    ep.send_budget = CLIENT_SEND_BUDGET;
+    int cqe = CLIENT_SEND_BUDGET + CLIENT_REPLY_BUFS + 64;
+    ep.cq = ibv_create_cq(vdev.ctx, cqe, NULL, ep.channel, 0);
+    if (!ep.cq)
+        armci_die("ARMCI_Init", "ibv_create_cq (client, %d entries) failed: %s", cqe,
+                  strerror(errno));
+    setup_replies();
+    setup_bounces();
+}
+
+void client_fini(void)
+{
+    if (!ep.cq)
+        return;
+    if (ep.events_unacked)
+        ibv_ack_cq_events(ep.cq, ep.events_unacked);
+    if (ibv_destroy_srq(ep.reply_srq))
+        armci_warn("ibv_destroy_srq (client replies) failed: %s", strerror(errno));
+    if (ibv_destroy_cq(ep.cq))
+        armci_warn("ibv_destroy_cq (client) failed: %s", strerror(errno));
+    if (ibv_destroy_comp_channel(ep.channel))
+        armci_warn("ibv_destroy_comp_channel (client) failed: %s", strerror(errno));
+    net_dereg(ep.reply_mr);
+    net_dereg(ep.bounce_mr);
+    free(ep.reply_bufs);
+    free(ep.bounce_region);
+    free(ep.bounce_all);
+    while (inflight_free) {
+        struct inflight *f = inflight_free;
+        inflight_free = f->next_free;
+        free(f);
+    }
+    ep = (struct client_ep){0};
+}
+
+struct bounce *bounce_get(void)
+{
+    while (!ep.bounce_free)
+        progress_wait();
+    struct bounce *b = ep.bounce_free;
+    ep.bounce_free = b->next;
+    ep.bounces_free--;
+    return b;
+}
+
+void bounce_put(struct bounce *b)
+{
+    b->next = ep.bounce_free;
+    ep.bounce_free = b;
+    ep.bounces_free++;
+}
+
+struct inflight *inflight_new(enum inflight_kind kind, struct conn *c, struct request *req)
+{
+    struct inflight *f = inflight_free;
+    if (f)
+        inflight_free = f->next_free;
+    else
+        f = xmalloc(sizeof(*f));
+    *f = (struct inflight){.kind = kind, .conn = c, .req = req};
+    c->outstanding++;
+    ep.outstanding++;
+    if (req)
+        req_op_started(req);
+    return f;
+}
+
+void inflight_release(struct inflight *f)
+{
+    f->next_free = inflight_free;
+    inflight_free = f;
+}
+
+/* Waits for a send slot on c and in the process-wide budget. */
+static void reserve_send(struct conn *c)
+{
+    while (c->sq_posted >= c->sq_depth || ep.sends_posted >= ep.send_budget)
+        progress_wait();
+    c->sq_posted++;
+    ep.sends_posted++;
+}
+
+void reserve_request(struct conn *c)
+{
+    while (c->credits <= 0 || ep.reply_slots <= 0)
+        progress_wait();
+    c->credits--;
+    ep.reply_slots--;
+}
+
+static void post_send_wr(struct conn *c, struct ibv_send_wr *wr, const char *what)
+{
+    struct ibv_send_wr *bad;
+    int rc = ibv_post_send(c->qp, wr, &bad);
+    if (rc)
+        armci_die(NULL, "ibv_post_send (%s to node %d) failed: %s", what, c->node, strerror(rc));
+}
+
+void post_rdma(struct conn *c, enum ibv_wr_opcode op, void *local, uint32_t lkey, size_t len,
+               uint64_t raddr, uint32_t rkey, struct inflight *inf)
+{
+    reserve_send(c);
+    struct ibv_sge sge = {.addr = (uintptr_t)local, .length = (uint32_t)len, .lkey = lkey};
+    struct ibv_send_wr wr = {
+        .wr_id = (uintptr_t)inf,
+        .sg_list = &sge,
+        .num_sge = 1,
+        .opcode = op,
+        .send_flags = IBV_SEND_SIGNALED,
+        .wr = {.rdma = {.remote_addr = raddr, .rkey = rkey}},
+    };
+    /* Small writes are copied into the WR: the source is reusable at once. */
+    if (op == IBV_WR_RDMA_WRITE && len <= c->max_inline)
+        wr.send_flags |= IBV_SEND_INLINE;
+    inf->what = op == IBV_WR_RDMA_WRITE ? "RDMA write" : "RDMA read";
+    post_send_wr(c, &wr, inf->what);
+}
+
+void post_request(struct conn *c, struct bounce *b, size_t len, struct inflight *inf)
+{
+    reserve_send(c);
+    struct ibv_sge sge = {.addr = (uintptr_t)b->buf, .length = (uint32_t)len, .lkey = b->lkey};
+    struct ibv_send_wr wr = {
+        .wr_id = (uintptr_t)inf,
+        .sg_list = &sge,
+        .num_sge = 1,
+        .opcode = IBV_WR_SEND,
+        .send_flags = IBV_SEND_SIGNALED,
+    };
+    if (len <= c->max_inline)
+        wr.send_flags |= IBV_SEND_INLINE;
+    inf->bounce = b;
+    inf->events_left = 2;
+    inf->what = "data-server request";
+    post_send_wr(c, &wr, inf->what);
+}
+
+/* A request about t (offset bytes in) to the data server of c's node; payload goes after it. */
+struct ds_request *request_begin(struct conn *c, int op, const struct target *t, size_t offset,
+                                 uint64_t len, struct bounce **b)
+{
+    reserve_request(c);
+    *b = bounce_get();
+    struct ds_request *rq = (*b)->buf;
+    memset(rq, 0, sizeof(*rq));
+    rq->op = (uint8_t)op;
+    rq->origin = rt.me;
+    rq->target_local = topo_local_index(t->proc);
+    rq->addr = t->server_addr + offset;
+    rq->len = len;
+    return rq;
+}
+
+void request_send(struct conn *c, struct ds_request *rq, struct bounce *b, size_t payload,
+                  struct inflight *f, const char *what)
+{
+    rq->token = (uintptr_t)f;
+    post_request(c, b, sizeof(*rq) + payload, f);
+    f->what = what;
+}

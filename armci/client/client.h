@@ -1,0 +1,101 @@
+/*
+ * The client side of the inter-node data path (one per process): its
+ * completion queue, the receive buffers for server replies, registered
+ * bounce buffers, and the bookkeeping of operations in flight.
+ *
+ * Limits that keep every queue from overflowing:
+ *   - per connection: at most sq_depth send WRs posted (ARMCI_SEND_WQES);
+ *   - per process: at most `send_budget` send WRs posted over all
+ *     connections, so the shared CQ never overruns;
+ *   - per connection: at most `credits` server requests outstanding (the
+ *     server returns credits with replies), and per process at most
+ *     `reply_slots` (one posted reply buffer each).
+ */
+#ifndef ARMCI_CLIENT_CLIENT_H
+#define ARMCI_CLIENT_CLIENT_H
+
+#include <infiniband/verbs.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../request.h"
+
+struct conn;
+
+struct bounce {
+    void *buf;
+    uint32_t lkey;
+    uint32_t rkey;
+    struct bounce *next;
+};
+
+enum inflight_kind { INF_WRITE, INF_READ, INF_REQUEST };
+
+/* One operation in flight: a verbs work request (and, for requests, its reply). */
+struct inflight {
+    enum inflight_kind kind;
+    struct conn *conn;
+    struct request *req;   /* counted in here until complete (may be NULL) */
+    struct bounce *bounce; /* released on completion */
+    void *copy_to;         /* INF_READ through a bounce: copy here on completion */
+    size_t copy_len;
+    int events_left;     /* INF_REQUEST: send completion + reply */
+    int64_t *result;     /* INF_REQUEST: where the reply's value goes */
+    int32_t *status;     /* INF_REQUEST: where the reply's status goes (tests) */
+    struct bounce *data; /* packed get: the buffer the server writes the data into */
+    void (*on_done)(struct inflight *f); /* packed get: unpacks `data` */
+    void *ctx;                           /* for on_done */
+    const char *what;                    /* for error messages */
+    struct inflight *next_free;
+};
+
+struct client_ep {
+    struct ibv_comp_channel *channel;
+    struct ibv_cq *cq;
+    int send_budget; /* send WRs that may be posted at once over all QPs */
+    int sends_posted;
+    int outstanding; /* operations not yet complete, over all connections */
+    struct ibv_srq *reply_srq;
+    int reply_slots; /* free reply buffers = requests that may still be sent */
+    void *reply_bufs;
+    struct net_mr *reply_mr;
+    int nreply_bufs;
+    void *bounce_region;
+    struct net_mr *bounce_mr;
+    struct bounce *bounce_all;
+    struct bounce *bounce_free;
+    int bounces_free;
+    unsigned events_unacked;
+};
+
+extern struct client_ep ep;
+
+void client_init(void);
+void client_fini(void);
+
+/* Bounce buffers (cfg.bounce_size bytes each); bounce_get waits for a free one. */
+struct bounce *bounce_get(void);
+void bounce_put(struct bounce *b);
+
+struct inflight *inflight_new(enum inflight_kind kind, struct conn *c, struct request *req);
+
+/* Posting; each waits (making progress) while a queue limit is reached. */
+void post_rdma(struct conn *c, enum ibv_wr_opcode op, void *local, uint32_t lkey, size_t len,
+               uint64_t raddr, uint32_t rkey, struct inflight *inf);
+void post_request(struct conn *c, struct bounce *b, size_t len, struct inflight *inf);
+/* Reserves a request credit on c (waits for one). */
+void reserve_request(struct conn *c);
+
+struct target;
+struct ds_request;
+/*
+ * A data-server request about t (`offset` bytes in), built in a bounce
+ * buffer; its payload goes right after it. request_send posts it.
+ */
+struct ds_request *request_begin(struct conn *c, int op, const struct target *t, size_t offset,
+                                 uint64_t len, struct bounce **b);
+void request_send(struct conn *c, struct ds_request *rq, struct bounce *b, size_t payload,
+                  struct inflight *f, const char *what);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * Every environment variable the runtime reads, parsed once in ARMCI_Init.
+ * docs/ENVIRONMENT.md documents each one with its default; keep them in step.
+ */
+#ifndef ARMCI_CONFIG_H
+#define ARMCI_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum cfg_verbs { CFG_VERBS_AUTO, CFG_VERBS_RDMA_CORE, CFG_VERBS_SOFTIB };
+enum cfg_connect { CFG_CONNECT_ONDEMAND, CFG_CONNECT_STATIC };
+enum cfg_protocol { CFG_PROTOCOL_OVERLAP, CFG_PROTOCOL_SERIAL };
+enum cfg_barrier { CFG_BARRIER_RDMA, CFG_BARRIER_MPI };
+
+struct config {
+    int node_size;              /* ARMCI_NODE_SIZE: ranks per virtual node, 0 = by host */
+    bool verbose;               /* ARMCI_VERBOSE */
+    enum cfg_verbs verbs;       /* ARMCI_VERBS */
+    const char *device;         /* ARMCI_IB_DEVICE: verbs device name, NULL = first active */
+    int port;                   /* ARMCI_IB_PORT */
+    int gid_index;              /* ARMCI_IB_GID_INDEX: -1 = choose automatically */
+    bool server_poll;           /* ARMCI_SERVER_POLL: data server spins instead of blocking */
+    int send_wqes;              /* ARMCI_SEND_WQES: send-queue depth of each client QP */
+    int server_credits;         /* ARMCI_SERVER_CREDITS: outstanding requests per client */
+    int server_bufs;            /* ARMCI_SERVER_BUFS: receive buffers in the server SRQ */
+    size_t server_buf_size;     /* ARMCI_SERVER_BUF_SIZE: bytes per server request buffer */
+    size_t bounce_size;         /* ARMCI_BOUNCE_SIZE: bytes per client bounce buffer */
+    int bounce_count;           /* ARMCI_BOUNCE_COUNT: client bounce buffers */
+    enum cfg_connect connect;   /* ARMCI_CONNECT */
+    enum cfg_protocol protocol; /* ARMCI_CONNECT_PROTOCOL */
+    double connect_timeout;     /* ARMCI_CONNECT_TIMEOUT, seconds */
+    double connect_rto;         /* ARMCI_CONNECT_RETRY_US / 1e6: first retransmission timeout */
+    bool report;                /* ARMCI_CONN_REPORT */
+    enum cfg_barrier barrier;   /* ARMCI_BARRIER */
+    size_t strided_threshold; /* ARMCI_STRIDED_THRESHOLD: chunk bytes at which RDMA beats packing */
+    long test_hooks;          /* ARMCI_TEST_HOOKS: bit set of fault-injection hooks (tests) */
+};
+
+/* Bits of ARMCI_TEST_HOOKS: fault injection used by the test suites. */
+enum test_hook {
+    HOOK_SERVER_ERRORS_NONFATAL = 1 << 0, /* a rejected request is counted, not fatal */
+    HOOK_SERVER_SILENT = 1 << 1,          /* data servers ignore connection requests */
+    HOOK_BARRIER_WRAP = 1 << 2,           /* barrier counters start near their limit */
+};
+
+extern struct config cfg;
+
+/* Parses the environment; errors name the variable and abort. */
+void cfg_load(void);
+
+#endif

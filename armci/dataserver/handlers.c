@@ -1,0 +1,224 @@
+/*
+ * Executes client requests. Nothing here trusts the request: the operation,
+ * the sizes and every address range are checked against what the server
+ * has registered before memory is touched; a bad request gets an error
+ * reply and changes nothing.
+ */
+#include <string.h>
+
+#include "../acc.h"
+#include "../error.h"
+#include "../node_shared.h"
+#include "../rmw_local.h"
+#include "../strided/stride.h"
+#include "../topology.h"
+#include "server_internal.h"
+
+/* The node-local process whose memory a request targets (for its accumulate lock). */
+static bool target_local_index(const struct ds_request *rq, int *local)
+{
+    int n = topo_node_nprocs(topo.my_node);
+    if (rq->target_local < 0 || rq->target_local >= n)
+        return false;
+    *local = rq->target_local;
+    return true;
+}
+
+static int do_acc(const struct ds_request *rq, size_t payload)
+{
+    size_t elem = acc_elem_size(rq->datatype);
+    int local;
+    if (!elem || rq->len != payload || rq->len % elem || !target_local_index(rq, &local))
+        return DS_EINVAL;
+    if (!registry_contains(rq->addr, rq->len))
+        return DS_EFAULT;
+    node_acc_lock(local);
+    acc_apply(rq->datatype, rq->scale, (void *)(uintptr_t)rq->addr, rq + 1, rq->len);
+    node_acc_unlock(local);
+    return DS_OK;
+}
+
+static int do_rmw(const struct ds_request *rq, int64_t *old)
+{
+    size_t size = rmw_operand_size(rq->rmw_op);
+    if (!size || rq->len != size || rq->addr % size)
+        return DS_EINVAL;
+    if (!registry_contains(rq->addr, size))
+        return DS_EFAULT;
+    *old = rmw_apply(rq->rmw_op, (void *)(uintptr_t)rq->addr, (long)rq->value);
+    return DS_OK;
+}
+
+/* The server-side layout of a packed transfer, checked; its extent in *extent. */
+static bool packed_layout(const struct ds_request *rq, struct stride_desc *d, size_t *extent,
+                          size_t *packed)
+{
+    const struct ds_stride *s = &rq->stride;
+    if (s->levels < 0 || s->levels > ARMCI_MAX_STRIDE_LEVEL)
+        return false;
+    if (!stride_side_valid(s->stride, s->count, s->levels))
+        return false;
+    *d = (struct stride_desc){s->levels, s->count, NULL, s->stride};
+    *extent = stride_extent(s->stride, s->count, s->levels);
+    *packed = (size_t)s->count[0] * stride_chunks(s->count, s->levels);
+    return true;
+}
+
+/* Scatters (put/acc) the packed payload over the strided region at addr. */
+static int do_unpack(const struct ds_request *rq, size_t payload, bool accumulate)
+{
+    struct stride_desc d;
+    size_t extent, packed;
+    if (!packed_layout(rq, &d, &extent, &packed) || packed != payload || rq->len != payload)
+        return DS_EINVAL;
+    int local = 0;
+    size_t elem = accumulate ? acc_elem_size(rq->datatype) : 1;
+    if (accumulate && (!elem || d.count[0] % (int)elem || !target_local_index(rq, &local)))
+        return DS_EINVAL;
+    if (!registry_contains(rq->addr, extent))
+        return DS_EFAULT;
+
+    char *base = (char *)(uintptr_t)rq->addr;
+    const char *src = (const char *)(rq + 1);
+    size_t chunk = (size_t)d.count[0];
+    struct stride_iter it;
+    if (accumulate)
+        node_acc_lock(local);
+    for (stride_iter_begin(&it, &d); !it.done; stride_iter_next(&it), src += chunk) {
+        if (accumulate)
+            acc_apply(rq->datatype, rq->scale, base + it.dst_off, src, chunk);
+        else
+            memcpy(base + it.dst_off, src, chunk);
+    }
+    if (accumulate)
+        node_acc_unlock(local);
+    return DS_OK;
+}
+
+/* RDMA-writes `bytes` of o to where the request asked; the reply follows on the same QP. */
+static void server_write_back(struct server_conn *sc, struct out_buf *o, size_t bytes,
+                              const struct ds_request *rq)
+{
+    o->sc = sc;
+    struct ibv_sge sge = {.addr = (uintptr_t)o->buf, .length = (uint32_t)bytes, .lkey = o->lkey};
+    struct ibv_send_wr wr = {
+        .wr_id = wr_id_make((uintptr_t)o, WR_TAG_OUTBUF),
+        .sg_list = &sge,
+        .num_sge = 1,
+        .opcode = IBV_WR_RDMA_WRITE,
+        .send_flags = IBV_SEND_SIGNALED,
+        .wr = {.rdma = {.remote_addr = rq->reply_addr, .rkey = rq->reply_rkey}},
+    };
+    /* RC order: the data lands before the reply that follows it. */
+    server_reserve_sends(sc, 2);
+    server_post_send(sc, &wr);
+}
+
+/* Gathers the strided region into a registered buffer and RDMA-writes it to the client. */
+static int do_get_packed(struct server_conn *sc, const struct ds_request *rq)
+{
+    struct stride_desc d;
+    size_t extent, packed;
+    if (!packed_layout(rq, &d, &extent, &packed) || packed != rq->len ||
+        packed > server_out_buf_size())
+        return DS_EINVAL;
+    if (!registry_contains(rq->addr, extent))
+        return DS_EFAULT;
+
+    struct out_buf *o = server_out_buf_get();
+    const char *base = (const char *)(uintptr_t)rq->addr;
+    char *dst = o->buf;
+    size_t chunk = (size_t)d.count[0];
+    struct stride_iter it;
+    for (stride_iter_begin(&it, &d); !it.done; stride_iter_next(&it), dst += chunk)
+        memcpy(dst, base + it.dst_off, chunk);
+
+    server_write_back(sc, o, packed, rq);
+    return DS_OK;
+}
+
+/* I/O vectors: `value` segments of `len` bytes at the addresses leading the payload. */
+static int do_iov(struct server_conn *sc, const struct ds_request *rq, size_t payload)
+{
+    if (rq->value <= 0 || rq->value > (int64_t)(payload / sizeof(uint64_t)) || rq->len == 0)
+        return DS_EINVAL;
+    size_t k = (size_t)rq->value, len = (size_t)rq->len;
+    const uint64_t *addrs = (const uint64_t *)(rq + 1);
+    size_t data_bytes = rq->op == DS_GET_IOV ? 0 : k * len;
+    if (payload != k * sizeof(uint64_t) + data_bytes)
+        return DS_EINVAL;
+    int local = 0;
+    if (rq->op == DS_ACC_IOV) {
+        size_t elem = acc_elem_size(rq->datatype);
+        if (!elem || len % elem || !target_local_index(rq, &local))
+            return DS_EINVAL;
+    }
+    if (rq->op == DS_GET_IOV && k * len > server_out_buf_size())
+        return DS_EINVAL;
+    for (size_t i = 0; i < k; i++)
+        if (!registry_contains(addrs[i], len))
+            return DS_EFAULT;
+
+    const char *data = (const char *)(addrs + k);
+    if (rq->op == DS_PUT_IOV) {
+        for (size_t i = 0; i < k; i++)
+            memcpy((void *)(uintptr_t)addrs[i], data + i * len, len);
+        return DS_OK;
+    }
+    if (rq->op == DS_ACC_IOV) {
+        node_acc_lock(local);
+        for (size_t i = 0; i < k; i++)
+            acc_apply(rq->datatype, rq->scale, (void *)(uintptr_t)addrs[i], data + i * len, len);
+        node_acc_unlock(local);
+        return DS_OK;
+    }
+    struct out_buf *o = server_out_buf_get();
+    for (size_t i = 0; i < k; i++)
+        memcpy((char *)o->buf + i * len, (const void *)(uintptr_t)addrs[i], len);
+    server_write_back(sc, o, k * len, rq);
+    return DS_OK;
+}
+
+void handle_request(struct server_conn *sc, struct ds_request *rq, size_t bytes)
+{
+    if (bytes < sizeof(*rq)) {
+        armci_warn("data server: dropped a %zu-byte request from rank %d (too short)", bytes,
+                   sc->client);
+        return; /* not even a token to answer */
+    }
+    size_t payload = bytes - sizeof(*rq);
+    int64_t value = 0;
+    int status;
+    switch (rq->op) {
+    case DS_ACC:
+        status = do_acc(rq, payload);
+        break;
+    case DS_RMW:
+        status = do_rmw(rq, &value);
+        break;
+    case DS_LOCK:
+        lock_request(sc, rq); /* replies when the lock is granted */
+        return;
+    case DS_UNLOCK:
+        unlock_request(sc, rq);
+        return;
+    case DS_PUT_PACKED:
+        status = do_unpack(rq, payload, false);
+        break;
+    case DS_ACC_PACKED:
+        status = do_unpack(rq, payload, true);
+        break;
+    case DS_GET_PACKED:
+        status = do_get_packed(sc, rq);
+        break;
+    case DS_PUT_IOV:
+    case DS_GET_IOV:
+    case DS_ACC_IOV:
+        status = do_iov(sc, rq, payload);
+        break;
+    default:
+        status = DS_EINVAL;
+        break;
+    }
+    server_reply(sc, rq->token, status, value);
+}

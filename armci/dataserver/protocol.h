@@ -1,0 +1,74 @@
+/*
+ * Wire format between clients and a node's data server, over the RC
+ * connection of each client. All fields are in the sender's byte order:
+ * client and server run the same binary on the same kind of host.
+ *
+ * A request is one SEND: struct ds_request, then `len` payload bytes for
+ * operations that carry data (ACC, PUT_PACKED). The server answers every
+ * request with exactly one struct ds_reply SEND, echoing `token`; for
+ * GET_PACKED it first RDMA-writes the packed data to reply_addr/reply_rkey
+ * on the client. Replies also return flow-control credits.
+ *
+ * Addresses are in the data server's address space (the "server address"
+ * of segment.h); the server checks every range against the segments it has
+ * registered before touching memory, and answers DS_EFAULT otherwise.
+ */
+#ifndef ARMCI_DATASERVER_PROTOCOL_H
+#define ARMCI_DATASERVER_PROTOCOL_H
+
+#include <stdint.h>
+
+#include "../strided/stride.h"
+
+enum ds_op {
+    DS_ACC = 1,    /* addr/len: accumulate payload (datatype, scale) */
+    DS_RMW,        /* addr: Rmw op `rmw_op` with operand `value`; reply.value = old */
+    DS_LOCK,       /* addr: ticket lock; the reply is the grant (may be deferred) */
+    DS_UNLOCK,     /* addr: release the ticket lock */
+    DS_PUT_PACKED, /* payload is packed data, scattered by `stride` from addr */
+    DS_GET_PACKED, /* gather by `stride` from addr, RDMA-write packed to reply_addr */
+    DS_ACC_PACKED, /* like PUT_PACKED, but accumulated */
+    DS_PUT_IOV,    /* value = k segments of len bytes: k addresses, then k * len data */
+    DS_GET_IOV,    /* k addresses; the k * len bytes are RDMA-written to reply_addr */
+    DS_ACC_IOV,    /* like PUT_IOV, accumulated */
+    DS_OP_MAX
+};
+
+enum ds_status {
+    DS_OK = 0,
+    DS_EFAULT = 1, /* range outside every registered segment */
+    DS_EINVAL = 2, /* malformed request */
+};
+
+/* A strided layout at the server: the server-side strides of a packed transfer. */
+struct ds_stride {
+    int32_t levels;
+    int32_t count[ARMCI_MAX_STRIDE_LEVEL + 1];
+    int32_t stride[ARMCI_MAX_STRIDE_LEVEL];
+};
+
+struct ds_request {
+    uint8_t op;       /* enum ds_op */
+    uint8_t datatype; /* ARMCI_ACC_* for ACC / ACC_PACKED */
+    uint8_t rmw_op;   /* ARMCI_FETCH_AND_ADD... for RMW */
+    uint8_t pad;
+    int32_t origin;      /* client's rank (diagnostics, lock ownership) */
+    uint64_t token;      /* echoed in the reply */
+    uint64_t addr;       /* target address in the server's space */
+    uint64_t len;        /* payload / target bytes */
+    int64_t value;       /* RMW operand */
+    uint8_t scale[16];   /* ACC scale: one element of datatype (up to double complex) */
+    uint64_t reply_addr; /* GET_PACKED: where the client wants the packed data */
+    uint32_t reply_rkey;
+    int32_t target_local;    /* node-local index of the process whose memory is targeted */
+    struct ds_stride stride; /* *_PACKED only */
+};
+
+struct ds_reply {
+    uint64_t token;
+    int64_t value;   /* RMW: the old value */
+    int32_t status;  /* enum ds_status */
+    int32_t credits; /* request credits returned to the client */
+};
+
+#endif

@@ -1,0 +1,27 @@
+/*
+ * Fatal errors and argument checks. Every message names the ARMCI call and,
+ * for bad arguments, the argument, then the whole job is aborted.
+ */
+#ifndef ARMCI_ERROR_H
+#define ARMCI_ERROR_H
+
+#include <stddef.h>
+
+/* Prints "ARMCI error (rank R) in CALL: message" and aborts the job. */
+void armci_die(const char *call, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 2, 3)));
+
+/* Non-fatal diagnostics on stderr, prefixed with the rank. */
+void armci_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Printed only with ARMCI_VERBOSE=1. */
+void armci_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Aborts unless 0 <= proc < nprocs. */
+void check_proc(const char *call, const char *arg, int proc);
+/* Aborts when ptr is NULL. */
+void check_ptr(const char *call, const char *arg, const void *ptr);
+/* Aborts when value < 0. */
+void check_nonneg(const char *call, const char *arg, long value);
+
+#endif

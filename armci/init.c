@@ -1,0 +1,156 @@
+/* ARMCI_Init/Finalize: brings every module up in dependency order and down in reverse. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "armci.h"
+#include "barrier.h"
+#include "config.h"
+#include "error.h"
+#include "groups.h"
+#include "messaging.h"
+#include "mutex.h"
+#include "net.h"
+#include "node_shared.h"
+#include "profiling.h"
+#include "remote.h"
+#include "request.h"
+#include "runtime.h"
+#include "segment.h"
+#include "sync.h"
+#include "topology.h"
+
+struct runtime rt;
+
+void rt_require_init(const char *call)
+{
+    if (!rt.initialized)
+        armci_die(call, "ARMCI is not initialised: call ARMCI_Init first");
+}
+
+/* A name unique to this job for its shared-memory objects. */
+static void make_job_id(void)
+{
+    unsigned long long id = 0;
+    if (rt.me == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        id = ((unsigned long long)getpid() << 32) ^ (unsigned long long)ts.tv_nsec ^
+             ((unsigned long long)ts.tv_sec << 12);
+    }
+    MPI_Bcast(&id, 1, MPI_UNSIGNED_LONG_LONG, 0, rt.comm);
+    snprintf(rt.job_id, sizeof(rt.job_id), "%llx", id);
+}
+
+static int init_common(int *argc, char ***argv, int requested, MPI_Comm comm, bool have_comm)
+{
+    if (rt.initialized)
+        return 0;
+    if (rt.finalized)
+        armci_die("ARMCI_Init", "ARMCI cannot be initialised again after ARMCI_Finalize");
+
+    int up = 0;
+    MPI_Initialized(&up);
+    if (!up) {
+        MPI_Init_thread(argc, argv, requested, &rt.thread_level);
+        rt.we_initialized_mpi = true;
+    } else {
+        MPI_Query_thread(&rt.thread_level);
+    }
+    MPI_Comm_dup(have_comm ? comm : MPI_COMM_WORLD, &rt.comm);
+    MPI_Comm_rank(rt.comm, &rt.me);
+    MPI_Comm_size(rt.comm, &rt.nprocs);
+
+    cfg_load();
+    make_job_id();
+    topo_init();
+    node_shared_init();
+    groups_init_world(&rt.world_group);
+    rt.default_group = rt.world_group;
+    seg_init();
+    req_init();
+    message_init();
+    net_init();
+    remote_init();
+    rt.initialized = true;
+    barrier_init();
+    MPI_Barrier(rt.comm);
+    return 0;
+}
+
+int PARMCI_Init(void)
+{
+    return init_common(NULL, NULL, MPI_THREAD_SINGLE, MPI_COMM_NULL, false);
+}
+PROFILED(Init)
+
+int PARMCI_Init_args(int *argc, char ***argv)
+{
+    return init_common(argc, argv, MPI_THREAD_SINGLE, MPI_COMM_NULL, false);
+}
+PROFILED(Init_args)
+
+int PARMCI_Init_thread(int armci_requested)
+{
+    return init_common(NULL, NULL, armci_requested, MPI_COMM_NULL, false);
+}
+PROFILED(Init_thread)
+
+int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
+{
+    return init_common(NULL, NULL, armci_requested, comm, true);
+}
+PROFILED(Init_thread_comm)
+
+int PARMCI_Initialized(void)
+{
+    return rt.initialized;
+}
+PROFILED(Initialized)
+
+int PARMCI_Finalize(void)
+{
+    if (!rt.initialized)
+        return 0;
+    sync_all_fence();
+    MPI_Barrier(rt.comm);
+
+    barrier_fini();
+    mutex_fini();
+    seg_fini();
+    remote_fini();
+    net_fini();
+    message_fini();
+    req_fini();
+    groups_fini();
+    node_shared_fini();
+    topo_fini();
+    MPI_Comm_free(&rt.comm);
+    rt.initialized = false;
+    rt.finalized = true;
+    if (rt.we_initialized_mpi)
+        MPI_Finalize();
+    return 0;
+}
+PROFILED(Finalize)
+
+/* Shared memory is unlinked as soon as it is mapped, so there is nothing left to clean. */
+void ARMCI_Cleanup(void)
+{
+}
+
+void ARMCI_Error(const char *msg, int code)
+{
+    int rank = -1, up = 0, down = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (up && !down)
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    fprintf(stderr, "ARMCI error (rank %d) in ARMCI_Error: %s (code %d)\n", rank,
+            msg ? msg : "(no message)", code);
+    fflush(stderr);
+    if (up && !down)
+        MPI_Abort(MPI_COMM_WORLD, code ? code : 1);
+    abort();
+}

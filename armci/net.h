@@ -1,0 +1,31 @@
+/*
+ * The process's verbs resources: device context, protection domain and
+ * memory registration. Active only when the job spans more than one node;
+ * a single-node job opens no verbs device at all.
+ */
+#ifndef ARMCI_NET_H
+#define ARMCI_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ibv_mr;
+
+struct net_mr {
+    struct ibv_mr *mr;
+    void *addr;
+    size_t len;
+    uint32_t lkey;
+    uint32_t rkey;
+};
+
+bool net_active(void);
+void net_init(void);
+void net_fini(void);
+
+/* Registers [addr, addr+len); remote = also writable/readable/atomic by peers. */
+struct net_mr *net_reg(const char *call, void *addr, size_t len, bool remote);
+void net_dereg(struct net_mr *mr);
+
+#endif

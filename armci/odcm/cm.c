@@ -1,0 +1,172 @@
+/*
+ * The connection table and the client end of every connection. Which
+ * protocol fills the table is chosen by ARMCI_CONNECT: static (all at
+ * init) or on-demand (first use; see ondemand.c).
+ */
+#include "cm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../client/client.h"
+#include "../config.h"
+#include "../remote.h"
+#include "../error.h"
+#include "../intmap.h"
+#include "../progress.h"
+#include "../util.h"
+#include "cm_internal.h"
+#include "ondemand.h"
+#include "qp.h"
+#include "report.h"
+
+static struct intmap conns; /* node -> struct conn */
+
+static void peer_name(char *buf, size_t len, int node)
+{
+    snprintf(buf, len, "the data server of node %d", node);
+}
+
+void conn_create_qp(struct conn *c)
+{
+    char peer[64];
+    peer_name(peer, sizeof(peer), c->node);
+    struct rc_qp_caps caps = {.max_send_wr = cfg.send_wqes, .max_inline = 128};
+    c->qp = rc_qp_create(ep.cq, ep.cq, ep.reply_srq, &caps, peer);
+    rc_qp_to_init(c->qp, peer);
+    c->psn = rc_random_psn();
+    c->sq_depth = caps.max_send_wr;
+    c->max_inline = (uint32_t)caps.max_inline;
+}
+
+struct conn *conn_create(int node)
+{
+    struct conn *c = xcalloc(1, sizeof(*c));
+    c->node = node;
+    conn_create_qp(c);
+    return c;
+}
+
+void conn_establish(struct conn *c, const struct verbs_addr *server, int credits)
+{
+    char peer[64];
+    peer_name(peer, sizeof(peer), c->node);
+    rc_qp_to_rtr(c->qp, server, peer);
+    rc_qp_to_rts(c->qp, c->psn, peer);
+    c->credits = credits;
+}
+
+/* Connections that became ready with operations queued on them. */
+static struct conn **to_drain;
+static int nto_drain, capto_drain;
+
+void conn_ready(struct conn *c)
+{
+    c->state = CONN_READY;
+    c->setup_end = now_seconds();
+    if (!c->queue_head)
+        return;
+    if (nto_drain == capto_drain) {
+        capto_drain = capto_drain ? 2 * capto_drain : 8;
+        to_drain = xrealloc(to_drain, sizeof(*to_drain) * capto_drain);
+    }
+    to_drain[nto_drain++] = c;
+}
+
+void cm_drain_ready(void)
+{
+    /* Posting may wait and come back here: one drainer at a time. */
+    static bool draining;
+    if (draining || !nto_drain)
+        return;
+    draining = true;
+    while (nto_drain > 0)
+        remote_drain(to_drain[--nto_drain]);
+    draining = false;
+}
+
+void conn_destroy(struct conn *c)
+{
+    char peer[64];
+    peer_name(peer, sizeof(peer), c->node);
+    rc_qp_destroy(c->qp, peer);
+    free(c);
+}
+
+void cm_table_put(struct conn *c)
+{
+    intmap_put(&conns, (uint32_t)c->node, c);
+}
+
+struct conn *cm_conn_if_exists(int node)
+{
+    return intmap_get(&conns, (uint32_t)node);
+}
+
+void cm_init(void)
+{
+    report_init();
+    if (cfg.connect == CFG_CONNECT_STATIC)
+        cm_static_connect_all();
+    else
+        ondemand_init();
+}
+
+struct conn *cm_conn_start(int node)
+{
+    struct conn *c = intmap_get(&conns, (uint32_t)node);
+    if (c)
+        return c;
+    if (cfg.connect == CFG_CONNECT_STATIC)
+        armci_die(NULL, "no connection to node %d in static mode", node);
+    c = ondemand_start(node);
+    cm_table_put(c);
+    return c;
+}
+
+struct conn *cm_conn(int node)
+{
+    struct conn *c = cm_conn_start(node);
+    if (c->state == CONN_READY && !c->queue_head)
+        return c;
+    /* Operations queued while connecting go first: FIFO. */
+    while (c->state != CONN_READY)
+        progress_wait();
+    remote_drain(c);
+    return c;
+}
+
+int cm_conn_count(void)
+{
+    return (int)conns.count;
+}
+
+long cm_retransmissions(void)
+{
+    return report_retransmission_count();
+}
+
+void cm_progress(void)
+{
+    if (cfg.connect == CFG_CONNECT_ONDEMAND)
+        ondemand_progress();
+}
+
+double cm_next_deadline(void)
+{
+    return cfg.connect == CFG_CONNECT_ONDEMAND ? ondemand_next_deadline() : -1;
+}
+
+void cm_fini(void)
+{
+    report_connections(&conns);
+    struct conn *c;
+    INTMAP_FOR_EACH(&conns, c)
+    conn_destroy(c);
+    intmap_free(&conns);
+    free(to_drain);
+    to_drain = NULL;
+    nto_drain = capto_drain = 0;
+    if (cfg.connect == CFG_CONNECT_ONDEMAND)
+        ondemand_fini();
+}

@@ -1,0 +1,73 @@
+/*
+ * The connection manager: callers ask for "a ready connection to node n"
+ * and nothing else. Static mode (ARMCI_CONNECT=static) connects every
+ * process to every other node's data server at init, exchanging QP numbers
+ * over MPI (the ODCM paper's "Original"); on-demand mode creates a
+ * connection the first time a process talks to a node.
+ */
+#ifndef ARMCI_ODCM_CM_H
+#define ARMCI_ODCM_CM_H
+
+#include <infiniband/verbs.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+enum conn_state { CONN_IDLE, CONN_CONNECTING, CONN_READY };
+
+/* A client's connection to one node's data server. */
+struct conn {
+    int node;
+    enum conn_state state;
+    struct ibv_qp *qp;
+    uint32_t psn; /* my initial packet sequence number */
+    uint32_t max_inline;
+    int sq_depth; /* send WRs this QP may have posted */
+    int sq_posted;
+    int credits;     /* server requests that may still be sent */
+    int outstanding; /* operations not yet complete at the target (fence waits for 0) */
+    double setup_begin;
+    double setup_end;
+
+    /* On-demand setup (ondemand.c). */
+    uint32_t epoch;        /* this connection attempt, echoed by the server */
+    bool have_server_addr; /* REP (or ACK) received: our QP is RTS */
+    bool server_ready;     /* ACK received: the server's QP is RTS */
+    double next_retry;     /* retransmission deadline */
+    double rto;            /* current retransmission timeout */
+    int retries;
+    struct pending_op *queue_head; /* operations issued while connecting, FIFO */
+    struct pending_op *queue_tail;
+};
+
+struct pending_op;
+
+void cm_init(void);
+void cm_fini(void);
+
+/* The connection to `node`'s data server, ready to post on (set up on first use). */
+struct conn *cm_conn(int node);
+
+/* The connection to `node`, starting its setup if needed, without waiting. */
+struct conn *cm_conn_start(int node);
+
+/* Posts the operations queued on connections that have become ready. */
+void cm_drain_ready(void);
+
+/* The connection if it exists, else NULL (fences skip nodes never talked to). */
+struct conn *cm_conn_if_exists(int node);
+
+/* A UD completion on the client CQ (connection-management traffic). */
+void cm_client_ud_completion(const struct ibv_wc *wc);
+
+/* Client->server connections this process holds (statistics and tests). */
+int cm_conn_count(void);
+/* Retransmitted connection-management messages so far (this process). */
+long cm_retransmissions(void);
+
+/* Drives connection setup from the progress engine (UD messages, retransmissions). */
+void cm_progress(void);
+
+/* Seconds until cm_progress must run again even without completions (<0: never). */
+double cm_next_deadline(void);
+
+#endif

@@ -1,0 +1,24 @@
+/* Shared by the connection manager's modules (client side). */
+#ifndef ARMCI_ODCM_CM_INTERNAL_H
+#define ARMCI_ODCM_CM_INTERNAL_H
+
+#include "../verbs/device.h"
+#include "cm.h"
+
+/* A new connection object with its QP in INIT (not yet in the table). */
+struct conn *conn_create(int node);
+/* Creates c's QP and moves it to INIT. */
+void conn_create_qp(struct conn *c);
+/* RTR/RTS towards the server's QP, with the server's initial credits. */
+void conn_establish(struct conn *c, const struct verbs_addr *server, int credits);
+/* Marks c ready: operations may be posted on it. */
+void conn_ready(struct conn *c);
+void conn_destroy(struct conn *c);
+
+/* Registers c as the connection to its node. */
+void cm_table_put(struct conn *c);
+
+/* Static mode: every process connected to every other node's server, over MPI. */
+void cm_static_connect_all(void);
+
+#endif

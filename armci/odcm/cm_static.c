@@ -1,0 +1,66 @@
+/*
+ * Static connection setup (the ODCM paper's "Original"): at init, every
+ * process connects to the data server of every other node. QP numbers and
+ * PSNs travel over MPI in two all-to-alls: clients to the node masters,
+ * then the masters' answers back. Memory and time grow with the job.
+ */
+#include <stdlib.h>
+
+#include "../config.h"
+#include "../dataserver/server.h"
+#include "../runtime.h"
+#include "../topology.h"
+#include "../util.h"
+#include "cm_internal.h"
+
+struct static_record {
+    struct verbs_addr addr;
+    int32_t credits;
+    int32_t valid;
+};
+
+void cm_static_connect_all(void)
+{
+    int n = rt.nprocs;
+    double begin = now_seconds();
+    struct static_record *out = xcalloc((size_t)n, sizeof(*out));
+    struct static_record *in = xcalloc((size_t)n, sizeof(*in));
+
+    /* My client QPs, each addressed to the master of its node. */
+    for (int node = 0; node < topo.num_nodes; node++) {
+        if (node == topo.my_node)
+            continue;
+        struct conn *c = conn_create(node);
+        c->state = CONN_CONNECTING;
+        c->setup_begin = begin;
+        cm_table_put(c);
+        int master = topo_node_master(node);
+        out[master] = (struct static_record){verbs_my_addr(c->qp->qp_num, c->psn), 0, 1};
+    }
+    MPI_Alltoall(out, sizeof(*out), MPI_BYTE, in, sizeof(*in), MPI_BYTE, rt.comm);
+
+    /* Masters: one server QP per client of another node, answered in kind. */
+    for (int p = 0; p < n; p++)
+        out[p].valid = 0;
+    if (topo_is_master()) {
+        for (int p = 0; p < n; p++) {
+            if (!in[p].valid)
+                continue;
+            struct server_conn *sc = server_conn_create(p);
+            server_conn_connect(sc, &in[p].addr);
+            out[p] = (struct static_record){server_conn_addr(sc), sc->allowance, 1};
+        }
+    }
+    MPI_Alltoall(out, sizeof(*out), MPI_BYTE, in, sizeof(*in), MPI_BYTE, rt.comm);
+
+    for (int node = 0; node < topo.num_nodes; node++) {
+        if (node == topo.my_node)
+            continue;
+        const struct static_record *r = &in[topo_node_master(node)];
+        struct conn *c = cm_conn_if_exists(node);
+        conn_establish(c, &r->addr, r->credits);
+        conn_ready(c);
+    }
+    free(out);
+    free(in);
+}

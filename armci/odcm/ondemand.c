@@ -1,0 +1,186 @@
+/*
+ * On-demand connections, client side. The first operation towards a node
+ * starts the setup; operations issued meanwhile queue on the connection.
+ *
+ * Overlap protocol (ODCM paper Fig. 4), the default:
+ *   client: REQ -> create QP, INIT -> RTU(my QP) ... REP -> RTR, RTS ... ACK
+ *   server: REQ -> create QP, INIT -> REP(its QP)   RTU -> RTR, RTS -> ACK
+ * The expensive QP creation happens on both sides at once, and the server
+ * goes back to its loop between REQ and RTU.
+ * Serial protocol (Fig. 3), for comparison:
+ *   client: create QP, INIT -> REQ(my QP) ... REP -> RTR, RTS
+ *   server: REQ -> create QP, INIT, RTR, RTS -> REP(its QP)
+ *
+ * Reliability lives in the progress engine: every unanswered step is
+ * retransmitted with exponential back-off; the server is idempotent; stale
+ * epochs are ignored; no answer within ARMCI_CONNECT_TIMEOUT ends the job
+ * with an error naming the node.
+ */
+#include "ondemand.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../client/client.h"
+#include "../config.h"
+#include "../error.h"
+#include "../runtime.h"
+#include "../topology.h"
+#include "../util.h"
+#include "cm_internal.h"
+#include "directory.h"
+#include "report.h"
+#include "ud.h"
+
+#define MAX_RTO 0.1 /* back-off stops doubling at 100 ms */
+
+static struct ud_endpoint cud;
+static struct conn **connecting; /* connections being set up */
+static int nconnecting, capconnecting;
+static uint32_t next_epoch = 1;
+
+void ondemand_init(void)
+{
+    ud_create(&cud, ep.cq, ep.cq, "client");
+    directory_publish(ud_addr(&cud));
+}
+
+void ondemand_fini(void)
+{
+    ud_destroy(&cud);
+    free(connecting);
+    connecting = NULL;
+    nconnecting = capconnecting = 0;
+    directory_fini();
+}
+
+static void send_to_server(struct conn *c, enum cm_msg_type type, bool with_qp)
+{
+    struct cm_msg m = {
+        .type = (uint8_t)type,
+        .protocol = (uint8_t)cfg.protocol,
+        .rank = rt.me,
+        .node = c->node,
+        .epoch = c->epoch,
+    };
+    if (with_qp)
+        m.qp = verbs_my_addr(c->qp->qp_num, c->psn);
+    struct verbs_addr to = directory_server(c->node);
+    /* A busy send queue is like a lost datagram: the retry timer covers it. */
+    ud_send(&cud, c->node, &to, &m);
+}
+
+/* Sends whatever the server has not acknowledged yet. */
+static void send_pending_steps(struct conn *c)
+{
+    if (cfg.protocol == CFG_PROTOCOL_SERIAL) {
+        send_to_server(c, CM_REQ, true);
+        return;
+    }
+    if (!c->have_server_addr)
+        send_to_server(c, CM_REQ, false);
+    if (c->qp)
+        send_to_server(c, CM_RTU, true);
+}
+
+struct conn *ondemand_start(int node)
+{
+    struct conn *c = xcalloc(1, sizeof(*c));
+    c->node = node;
+    c->state = CONN_CONNECTING;
+    c->epoch = next_epoch++;
+    c->setup_begin = now_seconds();
+    c->rto = cfg.connect_rto;
+    c->next_retry = c->setup_begin + c->rto;
+
+    if (cfg.protocol == CFG_PROTOCOL_OVERLAP) {
+        /* Ask first, so the server creates its end while we create ours. */
+        send_to_server(c, CM_REQ, false);
+        conn_create_qp(c);
+        send_to_server(c, CM_RTU, true);
+    } else {
+        conn_create_qp(c);
+        send_to_server(c, CM_REQ, true);
+    }
+
+    if (nconnecting == capconnecting) {
+        capconnecting = capconnecting ? 2 * capconnecting : 8;
+        connecting = xrealloc(connecting, sizeof(*connecting) * capconnecting);
+    }
+    connecting[nconnecting++] = c;
+    return c;
+}
+
+static void finish_if_ready(struct conn *c)
+{
+    bool ready = c->have_server_addr && (cfg.protocol == CFG_PROTOCOL_SERIAL || c->server_ready);
+    if (!ready || c->state == CONN_READY)
+        return;
+    conn_ready(c);
+    report_setup_done(c);
+    for (int i = 0; i < nconnecting; i++) {
+        if (connecting[i] == c) {
+            connecting[i] = connecting[--nconnecting];
+            break;
+        }
+    }
+}
+
+static void on_message(const struct cm_msg *m)
+{
+    if (m->rank != rt.me || m->node < 0 || m->node >= topo.num_nodes)
+        return;
+    struct conn *c = cm_conn_if_exists(m->node);
+    /* Stale (an older attempt) or for a connection long established: nothing to do. */
+    if (!c || m->epoch != c->epoch || c->state == CONN_READY)
+        return;
+    if ((m->type == CM_REP || m->type == CM_ACK) && !c->have_server_addr) {
+        conn_establish(c, &m->qp, m->credits);
+        c->have_server_addr = true;
+    }
+    if (m->type == CM_ACK)
+        c->server_ready = true;
+    finish_if_ready(c);
+}
+
+void cm_client_ud_completion(const struct ibv_wc *wc)
+{
+    const struct cm_msg *m = ud_completion(&cud, wc);
+    if (!m)
+        return;
+    struct cm_msg copy = *m;
+    ud_repost(&cud, wc);
+    on_message(&copy);
+}
+
+void ondemand_progress(void)
+{
+    if (!nconnecting)
+        return;
+    double now = now_seconds();
+    for (int i = 0; i < nconnecting; i++) {
+        struct conn *c = connecting[i];
+        if (now < c->next_retry)
+            continue;
+        if (now - c->setup_begin > cfg.connect_timeout)
+            armci_die(NULL,
+                      "no answer from the data server of node %d (rank %d) within "
+                      "ARMCI_CONNECT_TIMEOUT=%g s after %d retransmissions: is the node alive?",
+                      c->node, topo_node_master(c->node), cfg.connect_timeout, c->retries);
+        send_pending_steps(c);
+        c->retries++;
+        report_retransmission();
+        c->rto = MIN(2 * c->rto, MAX_RTO);
+        c->next_retry = now + c->rto;
+    }
+}
+
+double ondemand_next_deadline(void)
+{
+    if (!nconnecting)
+        return -1;
+    double now = now_seconds(), soonest = 1e9;
+    for (int i = 0; i < nconnecting; i++)
+        soonest = MIN(soonest, connecting[i]->next_retry - now);
+    return soonest < 0 ? 0 : soonest;
+}

@@ -1,0 +1,133 @@
+#include "report.h"
+
+#include <mpi.h>
+#include <stdio.h>
+
+#include "../config.h"
+#include "../dataserver/server.h"
+#include "../runtime.h"
+#include "../topology.h"
+
+static long retransmissions;
+static long setups;
+static double setup_sum, setup_min = 1e30, setup_max;
+
+void report_init(void)
+{
+    retransmissions = setups = 0;
+    setup_sum = setup_max = 0;
+    setup_min = 1e30;
+}
+
+void report_setup_done(const struct conn *c)
+{
+    double t = c->setup_end - c->setup_begin;
+    setups++;
+    setup_sum += t;
+    setup_min = t < setup_min ? t : setup_min;
+    setup_max = t > setup_max ? t : setup_max;
+}
+
+void report_retransmission(void)
+{
+    retransmissions++;
+}
+
+long report_retransmission_count(void)
+{
+    return retransmissions;
+}
+
+static long qp_bytes(int send_depth)
+{
+    return REPORT_QP_BASE + (long)send_depth * REPORT_SEND_WQE;
+}
+
+/* Send-queue depth of a data server's QP (see server.c). */
+static int server_send_depth(void)
+{
+    return 2 * cfg.server_credits + 8;
+}
+
+struct reduced {
+    long min, max, sum;
+};
+
+static struct reduced reduce_long(long v, MPI_Comm comm)
+{
+    struct reduced r;
+    MPI_Reduce(&v, &r.min, 1, MPI_LONG, MPI_MIN, 0, comm);
+    MPI_Reduce(&v, &r.max, 1, MPI_LONG, MPI_MAX, 0, comm);
+    MPI_Reduce(&v, &r.sum, 1, MPI_LONG, MPI_SUM, 0, comm);
+    return r;
+}
+
+void report_connections(const struct intmap *conns)
+{
+    long c2s = (long)conns->count;
+    long s2c = topo_is_master() ? server_conn_count() : 0;
+    /* Static mode would connect every process to every other node's server. */
+    long static_c2s = topo.num_nodes - 1;
+    long static_s2c = topo_is_master() ? rt.nprocs - topo_node_nprocs(topo.my_node) : 0;
+    long mem = c2s * qp_bytes(cfg.send_wqes) + s2c * qp_bytes(server_send_depth());
+    long static_mem =
+        static_c2s * qp_bytes(cfg.send_wqes) + static_s2c * qp_bytes(server_send_depth());
+    /* In static mode the setups happen at init, all together. */
+    if (cfg.connect == CFG_CONNECT_STATIC) {
+        struct conn *c;
+        INTMAP_FOR_EACH(conns, c)
+        report_setup_done(c);
+    }
+
+    struct reduced rc2s = reduce_long(c2s, rt.comm);
+    long mem_total, static_total, retrans_total, setups_total;
+    MPI_Reduce(&mem, &mem_total, 1, MPI_LONG, MPI_SUM, 0, rt.comm);
+    MPI_Reduce(&static_mem, &static_total, 1, MPI_LONG, MPI_SUM, 0, rt.comm);
+    MPI_Reduce(&retransmissions, &retrans_total, 1, MPI_LONG, MPI_SUM, 0, rt.comm);
+    MPI_Reduce(&setups, &setups_total, 1, MPI_LONG, MPI_SUM, 0, rt.comm);
+    double smin, smax, ssum;
+    MPI_Reduce(&setup_min, &smin, 1, MPI_DOUBLE, MPI_MIN, 0, rt.comm);
+    MPI_Reduce(&setup_max, &smax, 1, MPI_DOUBLE, MPI_MAX, 0, rt.comm);
+    MPI_Reduce(&setup_sum, &ssum, 1, MPI_DOUBLE, MPI_SUM, 0, rt.comm);
+
+    /* Servers: only masters have one. */
+    struct reduced rs2c = {0, 0, 0};
+    if (topo.master_comm != MPI_COMM_NULL)
+        rs2c = reduce_long(s2c, topo.master_comm);
+
+    if (rt.me != 0 || !cfg.report)
+        return;
+    const char *mode = cfg.connect == CFG_CONNECT_STATIC ? "static" : "ondemand";
+    const char *protocol = cfg.connect == CFG_CONNECT_STATIC     ? "mpi"
+                           : cfg.protocol == CFG_PROTOCOL_SERIAL ? "serial"
+                                                                 : "overlap";
+    double c2s_avg = (double)rc2s.sum / rt.nprocs;
+    double s2c_avg = (double)rs2c.sum / topo.num_nodes;
+    double ratio = static_total ? (double)mem_total / (double)static_total : 0;
+    double savg = setups_total ? ssum / (double)setups_total : 0;
+    if (!setups_total)
+        smin = smax = 0;
+    long static_s2c_max = rt.nprocs - 1; /* a 1-process node's server would serve everyone else */
+
+    printf("ARMCI-ODCM connection report: %s connections (%s protocol), %d processes on %d "
+           "nodes\n",
+           mode, protocol, rt.nprocs, topo.num_nodes);
+    printf("  %-28s %6s %8s %6s   %s\n", "", "min", "avg", "max", "static mode");
+    printf("  %-28s %6ld %8.2f %6ld   %ld\n", "client->server per process", rc2s.min, c2s_avg,
+           rc2s.max, (long)topo.num_nodes - 1);
+    printf("  %-28s %6ld %8.2f %6ld   up to %ld\n", "server->client per server", rs2c.min, s2c_avg,
+           rs2c.max, static_s2c_max);
+    printf("  connection memory: %.1f KiB (static mode: %.1f KiB, ratio %.3f)\n",
+           mem_total / 1024.0, static_total / 1024.0, ratio);
+    printf("  connection setup: min %.0f us, avg %.0f us, max %.0f us over %ld connections; "
+           "%ld retransmissions\n",
+           smin * 1e6, savg * 1e6, smax * 1e6, setups_total, retrans_total);
+    printf("ARMCI_CONN_REPORT mode=%s protocol=%s procs=%d nodes=%d c2s_min=%ld c2s_avg=%.3f "
+           "c2s_max=%ld s2c_min=%ld s2c_avg=%.3f s2c_max=%ld mem_bytes=%ld static_mem_bytes=%ld "
+           "mem_ratio=%.4f retrans=%ld setups=%ld setup_us_min=%.1f setup_us_avg=%.1f "
+           "setup_us_max=%.1f\n",
+           mode, protocol, rt.nprocs, topo.num_nodes, rc2s.min, c2s_avg, rc2s.max, rs2c.min,
+           s2c_avg, rs2c.max, mem_total, static_total, ratio, retrans_total, setups_total,
+           smin * 1e6, savg * 1e6, smax * 1e6);
+    fflush(stdout);
+}

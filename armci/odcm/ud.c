@@ -1,0 +1,186 @@
+#include "ud.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../error.h"
+#include "../net.h"
+#include "../runtime.h"
+#include "../util.h"
+#include "../wr_id.h"
+
+#define UD_RECV_BUFS 64
+#define UD_SEND_BUFS 16
+#define GRH_BYTES    40
+#define UD_BUF_SIZE  128 /* GRH + message, rounded up */
+
+_Static_assert(GRH_BYTES + sizeof(struct cm_msg) <= UD_BUF_SIZE, "UD buffer too small");
+_Static_assert(UD_SEND_BUFS <= 32, "send_free is a 32-bit mask");
+
+int ud_cq_entries(void)
+{
+    return UD_RECV_BUFS + UD_SEND_BUFS;
+}
+
+static char *buffer(struct ud_endpoint *u, int index)
+{
+    return u->bufs + (size_t)index * UD_BUF_SIZE;
+}
+
+static void post_recv(struct ud_endpoint *u, int index)
+{
+    struct ibv_sge sge = {
+        .addr = (uintptr_t)buffer(u, index), .length = UD_BUF_SIZE, .lkey = u->mr->lkey};
+    struct ibv_recv_wr wr = {
+        .wr_id = wr_id_make((uint64_t)index, WR_TAG_UD_RECV), .sg_list = &sge, .num_sge = 1};
+    struct ibv_recv_wr *bad;
+    int rc = ibv_post_recv(u->qp, &wr, &bad);
+    if (rc)
+        armci_die(NULL, "ibv_post_recv (UD channel) failed: %s", strerror(rc));
+}
+
+static void modify(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, const char *what)
+{
+    int rc = ibv_modify_qp(qp, attr, mask);
+    if (rc)
+        armci_die("ARMCI_Init", "ibv_modify_qp %s (UD channel) failed: %s", what,
+                  strerror(rc > 0 ? rc : errno));
+}
+
+/* A qkey of our own per job: stray datagrams of other jobs are dropped by the device. */
+static uint32_t job_qkey(void)
+{
+    uint32_t h = 2166136261u;
+    for (const char *p = rt.job_id; *p; p++)
+        h = (h ^ (uint8_t)*p) * 16777619u;
+    return h & 0x7fffffff; /* the top bit marks privileged qkeys */
+}
+
+void ud_create(struct ud_endpoint *u, struct ibv_cq *send_cq, struct ibv_cq *recv_cq,
+               const char *who)
+{
+    memset(u, 0, sizeof(*u));
+    u->nrecv = UD_RECV_BUFS;
+    u->nsend = UD_SEND_BUFS;
+    u->send_free = (UD_SEND_BUFS == 32) ? 0xffffffffu : ((1u << UD_SEND_BUFS) - 1);
+    u->qkey = job_qkey();
+    struct ibv_qp_init_attr init = {
+        .send_cq = send_cq,
+        .recv_cq = recv_cq,
+        .qp_type = IBV_QPT_UD,
+        .cap = {.max_send_wr = UD_SEND_BUFS,
+                .max_recv_wr = UD_RECV_BUFS,
+                .max_send_sge = 1,
+                .max_recv_sge = 1},
+    };
+    u->qp = ibv_create_qp(vdev.pd, &init);
+    if (!u->qp)
+        armci_die("ARMCI_Init", "ibv_create_qp (UD channel of %s) failed: %s", who,
+                  strerror(errno));
+    struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT, .port_num = vdev.port, .qkey = u->qkey};
+    modify(u->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY, "RESET->INIT");
+    a = (struct ibv_qp_attr){.qp_state = IBV_QPS_RTR};
+    modify(u->qp, &a, IBV_QP_STATE, "INIT->RTR");
+    a = (struct ibv_qp_attr){.qp_state = IBV_QPS_RTS, .sq_psn = 0};
+    modify(u->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN, "RTR->RTS");
+
+    size_t bytes = (size_t)(UD_RECV_BUFS + UD_SEND_BUFS) * UD_BUF_SIZE;
+    u->bufs = xmemalign(4096, bytes);
+    u->mr = net_reg("ARMCI_Init", u->bufs, bytes, false);
+    for (int i = 0; i < UD_RECV_BUFS; i++)
+        post_recv(u, i);
+}
+
+void ud_destroy(struct ud_endpoint *u)
+{
+    if (!u->qp)
+        return;
+    struct ibv_ah *ah;
+    INTMAP_FOR_EACH(&u->ah, ah)
+    if (ibv_destroy_ah(ah))
+        armci_warn("ibv_destroy_ah failed: %s", strerror(errno));
+    intmap_free(&u->ah);
+    if (ibv_destroy_qp(u->qp))
+        armci_warn("ibv_destroy_qp (UD channel) failed: %s", strerror(errno));
+    net_dereg(u->mr);
+    free(u->bufs);
+    memset(u, 0, sizeof(*u));
+}
+
+struct verbs_addr ud_addr(const struct ud_endpoint *u)
+{
+    return verbs_my_addr(u->qp->qp_num, 0);
+}
+
+static struct ibv_ah *ah_for(struct ud_endpoint *u, int peer_key, const struct verbs_addr *to)
+{
+    struct ibv_ah *ah = intmap_get(&u->ah, (uint32_t)peer_key);
+    if (ah)
+        return ah;
+    struct ibv_ah_attr attr;
+    verbs_fill_ah_attr(&attr, to);
+    ah = ibv_create_ah(vdev.pd, &attr);
+    if (!ah)
+        armci_die(NULL, "ibv_create_ah (UD channel, peer %d) failed: %s", peer_key,
+                  strerror(errno));
+    intmap_put(&u->ah, (uint32_t)peer_key, ah);
+    return ah;
+}
+
+bool ud_send(struct ud_endpoint *u, int peer_key, const struct verbs_addr *to,
+             const struct cm_msg *msg)
+{
+    if (!u->send_free)
+        return false;
+    int index = __builtin_ctz(u->send_free);
+    u->send_free &= ~(1u << index);
+    char *buf = buffer(u, u->nrecv + index);
+    memcpy(buf, msg, sizeof(*msg));
+    struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = sizeof(*msg), .lkey = u->mr->lkey};
+    struct ibv_send_wr wr = {
+        .wr_id = wr_id_make((uint64_t)index, WR_TAG_UD_SEND),
+        .sg_list = &sge,
+        .num_sge = 1,
+        .opcode = IBV_WR_SEND,
+        .send_flags = IBV_SEND_SIGNALED,
+        .wr = {.ud = {.ah = ah_for(u, peer_key, to),
+                      .remote_qpn = to->qpn,
+                      .remote_qkey = u->qkey}},
+    };
+    struct ibv_send_wr *bad;
+    int rc = ibv_post_send(u->qp, &wr, &bad);
+    if (rc)
+        armci_die(NULL, "ibv_post_send (UD channel, to peer %d) failed: %s", peer_key,
+                  strerror(rc));
+    u->sent++;
+    return true;
+}
+
+const struct cm_msg *ud_completion(struct ud_endpoint *u, const struct ibv_wc *wc)
+{
+    int index = (int)wr_id_index(wc->wr_id);
+    if (wr_id_tag(wc->wr_id) == WR_TAG_UD_SEND) {
+        u->send_free |= 1u << index;
+        if (wc->status != IBV_WC_SUCCESS)
+            armci_warn("UD channel: send failed: %s (will be retried)",
+                       ibv_wc_status_str(wc->status));
+        return NULL;
+    }
+    if (wc->status != IBV_WC_SUCCESS) {
+        if (wc->status != IBV_WC_WR_FLUSH_ERR)
+            armci_warn("UD channel: receive failed: %s", ibv_wc_status_str(wc->status));
+        return NULL;
+    }
+    if (wc->byte_len < GRH_BYTES + sizeof(struct cm_msg)) {
+        ud_repost(u, wc); /* not one of ours */
+        return NULL;
+    }
+    u->received++;
+    return (const struct cm_msg *)(buffer(u, index) + GRH_BYTES);
+}
+
+void ud_repost(struct ud_endpoint *u, const struct ibv_wc *wc)
+{
+    post_recv(u, (int)wr_id_index(wc->wr_id));
+}

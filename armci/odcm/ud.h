@@ -1,0 +1,76 @@
+/*
+ * The UD out-of-band channel used to set connections up. Each process has
+ * one UD endpoint (its client side) and each data server another; their
+ * addresses are all-gathered at init. Address handles are created on first
+ * use and cached, so state grows with the peers really talked to.
+ *
+ * UD is unreliable: datagrams may be lost (or injected-lost by softib),
+ * reordered or duplicated; the protocols above retransmit and are
+ * idempotent.
+ */
+#ifndef ARMCI_ODCM_UD_H
+#define ARMCI_ODCM_UD_H
+
+#include <infiniband/verbs.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../intmap.h"
+#include "../verbs/device.h"
+
+/* Connection-management messages. */
+enum cm_msg_type {
+    CM_REQ = 1, /* client -> server: please create your end */
+    CM_REP,     /* server -> client: my QP (and credits) */
+    CM_RTU,     /* client -> server: my QP ("ready to use" once you are RTS) */
+    CM_ACK,     /* server -> client: my QP is RTR/RTS, you may send */
+};
+
+struct cm_msg {
+    uint8_t type;     /* enum cm_msg_type */
+    uint8_t protocol; /* enum cfg_protocol of the client */
+    uint16_t pad;
+    int32_t rank;         /* the client (requester) */
+    int32_t node;         /* the server's node */
+    uint32_t epoch;       /* the client's connection attempt */
+    int32_t credits;      /* REP/ACK: initial request credits */
+    struct verbs_addr qp; /* REP: the server's RC QP; RTU (and serial REQ): the client's */
+};
+
+struct ud_endpoint {
+    struct ibv_qp *qp;
+    uint32_t qkey;
+    char *bufs; /* nrecv receive buffers, then nsend send buffers */
+    struct net_mr *mr;
+    int nrecv;
+    int nsend;
+    uint32_t send_free; /* bit i: send buffer i is free */
+    struct intmap ah;   /* peer key -> struct ibv_ah */
+    long sent;
+    long received;
+};
+
+/* Entries a UD endpoint needs on its CQ(s). */
+int ud_cq_entries(void);
+
+void ud_create(struct ud_endpoint *u, struct ibv_cq *send_cq, struct ibv_cq *recv_cq,
+               const char *who);
+void ud_destroy(struct ud_endpoint *u);
+
+/* The address to publish for this endpoint. */
+struct verbs_addr ud_addr(const struct ud_endpoint *u);
+
+/*
+ * Sends msg to peer (address `to`, AH cached under `peer_key`). Returns
+ * false when every send buffer is busy: the caller's retransmission timer
+ * tries again later.
+ */
+bool ud_send(struct ud_endpoint *u, int peer_key, const struct verbs_addr *to,
+             const struct cm_msg *msg);
+
+/* Handles a completion of this endpoint; returns the received message, or NULL. */
+const struct cm_msg *ud_completion(struct ud_endpoint *u, const struct ibv_wc *wc);
+/* Gives a receive buffer back after its message was handled. */
+void ud_repost(struct ud_endpoint *u, const struct ibv_wc *wc);
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * Operations towards a process on another node: the inter-node data path
+ * (RDMA for put/get, the target node's data server for the rest). The
+ * front doors in ops.c, rmw.c and mutex.c validate arguments and handle
+ * same-node targets; everything here has a resolved target on another node.
+ *
+ * `req` counts the operation until it is complete at the target (fence
+ * semantics). With `blocking`, the call returns only when the local buffer
+ * may be reused (put/acc) or holds the data (get); otherwise the buffer
+ * belongs to the operation until req completes.
+ */
+#ifndef ARMCI_REMOTE_H
+#define ARMCI_REMOTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "request.h"
+#include "segment.h"
+
+void remote_init(void);
+void remote_fini(void);
+
+void remote_put(const struct target *t, const void *src, size_t bytes, struct request *req,
+                bool blocking);
+void remote_get(const struct target *t, void *dst, size_t bytes, struct request *req,
+                bool blocking);
+void remote_acc(const struct target *t, int datatype, const void *scale, const void *src,
+                size_t bytes, struct request *req, bool blocking);
+
+/* Read-modify-write at the target; returns the old value. */
+long remote_rmw(const struct target *t, int op, long value);
+
+/* Ticket lock held at the target's node (see mutex.c for the layout). */
+void remote_lock(const struct target *t);
+void remote_unlock(const struct target *t);
+
+/* Posts the operations that queued on connection c while it was being set up. */
+struct conn;
+void remote_drain(struct conn *c);
+
+/* Waits until everything issued to `node` (or to all nodes) is complete there. */
+void remote_fence(int node);
+void remote_fence_all(void);
+
+#endif

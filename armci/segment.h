@@ -1,0 +1,74 @@
+/*
+ * ARMCI memory segments: the blocks ARMCI_Malloc hands out, and the
+ * translation from (process, address) to where the bytes really are.
+ *
+ * One collective allocation is one segment. On each node, the blocks of that
+ * node's members live in one shared-memory object mapped by all of them;
+ * the node's data server has it mapped and registered too (remote access).
+ *
+ * Addresses: in process q, ptr_arr[p] is q's own mapping of p's block when p
+ * is on q's node (directly usable, as in classic ARMCI), and p's own address
+ * of its block otherwise. RDMA and data-server requests use the address of
+ * the block in the data server's mapping ("server address").
+ */
+#ifndef ARMCI_SEGMENT_H
+#define ARMCI_SEGMENT_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "armci.h"
+
+struct net_mr;
+
+struct segment {
+    uint64_t id;   /* job-unique */
+    MPI_Comm comm; /* the group's communicator (not owned) */
+    int nmembers;
+    int my_member;         /* my index in the group */
+    int *members;          /* world rank of each member */
+    size_t *bytes;         /* size of each member's block */
+    uintptr_t *view;       /* ptr_arr value of each member, as seen here */
+    uint64_t *server_addr; /* each block's address in its node's data server */
+    uint32_t *rkey;        /* rkey of each member's node object (0 without verbs) */
+    void *map;             /* my node's object, mapped here */
+    size_t map_size;
+    struct net_mr *local_mr; /* my registration of map: lkeys for zero-copy */
+    bool server_mapped_here; /* I asked the data server to map it, so I unmap it */
+    struct segment *next;
+};
+
+/* Where a remote range really is. */
+struct target {
+    void *local;          /* non-NULL: same node, load/store here */
+    uint64_t server_addr; /* other node: address in its data server's space */
+    uint32_t rkey;
+    int proc;
+    int node;
+};
+
+void seg_init(void);
+void seg_fini(void);
+
+/* ARMCI_Malloc(_group): collective over group (NULL = world). */
+int seg_malloc(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group *group);
+/* ARMCI_Free(_group): collective; ptr is my block or NULL if I asked for 0 bytes. */
+int seg_free(const char *call, void *ptr, ARMCI_Group *group);
+
+/*
+ * Resolves [addr, addr + len) of process proc; aborts, naming call and arg,
+ * unless the range lies inside one ARMCI block of proc.
+ */
+void seg_resolve(const char *call, const char *arg, int proc, const void *addr, size_t len,
+                 struct target *out);
+
+/* True if [addr, addr + len) is segment or ARMCI_Malloc_local memory registered here. */
+bool seg_local_lkey(const void *addr, size_t len, uint32_t *lkey);
+
+/* ARMCI_Malloc_local / ARMCI_Free_local. */
+void *seg_malloc_local(const char *call, armci_size_t bytes);
+int seg_free_local(const char *call, void *ptr);
+
+#endif

@@ -1,0 +1,140 @@
+#include "device.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../config.h"
+#include "../error.h"
+#include "provider.h"
+
+struct verbs_device vdev;
+
+static bool gid_is_zero(const union ibv_gid *gid)
+{
+    static const uint8_t zero[16];
+    return !memcmp(gid->raw, zero, sizeof(zero));
+}
+
+/* ::ffff:a.b.c.d — the RoCEv2 GID of an IPv4 address, routable across subnets. */
+static bool gid_is_ipv4_mapped(const union ibv_gid *gid)
+{
+    static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    return !memcmp(gid->raw, prefix, sizeof(prefix));
+}
+
+static int choose_gid_index(const struct ibv_port_attr *pattr)
+{
+    if (cfg.gid_index >= 0)
+        return cfg.gid_index;
+    int fallback = -1;
+    for (int i = 0; i < pattr->gid_tbl_len; i++) {
+        union ibv_gid gid;
+        if (ibv_query_gid(vdev.ctx, vdev.port, i, &gid) || gid_is_zero(&gid))
+            continue;
+        if (gid_is_ipv4_mapped(&gid))
+            return i;
+        if (fallback < 0)
+            fallback = i;
+    }
+    return fallback;
+}
+
+static struct ibv_device *find_device(struct ibv_device **list, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (cfg.device && strcmp(ibv_get_device_name(list[i]), cfg.device))
+            continue;
+        struct ibv_context *ctx = ibv_open_device(list[i]);
+        if (!ctx)
+            continue;
+        struct ibv_port_attr pattr;
+        bool active =
+            !ibv_query_port(ctx, (uint8_t)cfg.port, &pattr) && pattr.state == IBV_PORT_ACTIVE;
+        ibv_close_device(ctx);
+        if (active)
+            return list[i];
+        if (cfg.device)
+            armci_die("ARMCI_Init", "verbs device %s port %d is not active", cfg.device, cfg.port);
+    }
+    if (cfg.device)
+        armci_die("ARMCI_Init", "ARMCI_IB_DEVICE=%s: no such verbs device", cfg.device);
+    armci_die("ARMCI_Init", "no verbs device has port %d active", cfg.port);
+}
+
+void verbs_device_open(void)
+{
+    vdev.provider = verbs_provider_load(cfg.verbs);
+    int n = 0;
+    struct ibv_device **list = ibv_get_device_list(&n);
+    if (!list || n == 0)
+        armci_die("ARMCI_Init", "ibv_get_device_list (%s) found no device: %s", vdev.provider,
+                  strerror(errno));
+    struct ibv_device *dev = find_device(list, n);
+    snprintf(vdev.name, sizeof(vdev.name), "%s", ibv_get_device_name(dev));
+    vdev.ctx = ibv_open_device(dev);
+    ibv_free_device_list(list);
+    if (!vdev.ctx)
+        armci_die("ARMCI_Init", "ibv_open_device(%s) failed: %s", vdev.name, strerror(errno));
+    if (ibv_query_device(vdev.ctx, &vdev.attr))
+        armci_die("ARMCI_Init", "ibv_query_device(%s) failed: %s", vdev.name, strerror(errno));
+
+    vdev.port = (uint8_t)cfg.port;
+    struct ibv_port_attr pattr;
+    if (ibv_query_port(vdev.ctx, vdev.port, &pattr))
+        armci_die("ARMCI_Init", "ibv_query_port(%s, %d) failed: %s", vdev.name, vdev.port,
+                  strerror(errno));
+    vdev.lid = pattr.lid;
+    vdev.mtu = pattr.active_mtu;
+    vdev.use_grh = pattr.link_layer == IBV_LINK_LAYER_ETHERNET || cfg.gid_index >= 0;
+    vdev.gid_index = vdev.use_grh ? choose_gid_index(&pattr) : -1;
+    if (vdev.use_grh) {
+        if (vdev.gid_index < 0)
+            armci_die("ARMCI_Init", "device %s port %d has no usable GID (RoCE needs one)",
+                      vdev.name, vdev.port);
+        if (ibv_query_gid(vdev.ctx, vdev.port, vdev.gid_index, &vdev.gid))
+            armci_die("ARMCI_Init", "ibv_query_gid(%s, %d, %d) failed: %s", vdev.name, vdev.port,
+                      vdev.gid_index, strerror(errno));
+    }
+
+    vdev.pd = ibv_alloc_pd(vdev.ctx);
+    if (!vdev.pd)
+        armci_die("ARMCI_Init", "ibv_alloc_pd(%s) failed: %s", vdev.name, strerror(errno));
+
+    if (vdev.use_grh)
+        armci_log("verbs provider %s: device %s port %d, addressing by GID index %d (RoCE)",
+                  vdev.provider, vdev.name, vdev.port, vdev.gid_index);
+    else
+        armci_log("verbs provider %s: device %s port %d, addressing by LID %u (InfiniBand)",
+                  vdev.provider, vdev.name, vdev.port, vdev.lid);
+}
+
+void verbs_device_close(void)
+{
+    if (vdev.pd && ibv_dealloc_pd(vdev.pd))
+        armci_warn("ibv_dealloc_pd failed: %s", strerror(errno));
+    if (vdev.ctx && ibv_close_device(vdev.ctx))
+        armci_warn("ibv_close_device failed: %s", strerror(errno));
+    verbs_provider_unload();
+    vdev = (struct verbs_device){0};
+}
+
+struct verbs_addr verbs_my_addr(uint32_t qpn, uint32_t psn)
+{
+    struct verbs_addr a = {.lid = vdev.lid, .qpn = qpn, .psn = psn};
+    memcpy(a.gid, vdev.gid.raw, sizeof(a.gid));
+    return a;
+}
+
+void verbs_fill_ah_attr(struct ibv_ah_attr *ah, const struct verbs_addr *peer)
+{
+    memset(ah, 0, sizeof(*ah));
+    ah->dlid = peer->lid;
+    ah->port_num = vdev.port;
+    if (vdev.use_grh) {
+        ah->is_global = 1;
+        ah->grh.sgid_index = (uint8_t)vdev.gid_index;
+        ah->grh.hop_limit = 64;
+        memcpy(ah->grh.dgid.raw, peer->gid, sizeof(peer->gid));
+    }
+}

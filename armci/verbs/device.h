@@ -1,0 +1,47 @@
+/*
+ * The one place device, port and GID are chosen (ARMCI_IB_DEVICE,
+ * ARMCI_IB_PORT, ARMCI_IB_GID_INDEX), and how peers are addressed, so the
+ * same code runs on InfiniBand (LIDs) and RoCE (GIDs, GRH required).
+ */
+#ifndef ARMCI_VERBS_DEVICE_H
+#define ARMCI_VERBS_DEVICE_H
+
+#include <infiniband/verbs.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct verbs_device {
+    const char *provider; /* "rdma-core" or "softib" */
+    char name[64];
+    struct ibv_context *ctx;
+    struct ibv_pd *pd;
+    struct ibv_device_attr attr;
+    uint8_t port;
+    uint16_t lid;
+    enum ibv_mtu mtu;
+    bool use_grh; /* RoCE (or a forced GID index): every address carries the GID */
+    int gid_index;
+    union ibv_gid gid;
+};
+
+/* How a peer's queue pair is reached; exchanged over MPI or the UD channel. */
+struct verbs_addr {
+    uint8_t gid[16];
+    uint16_t lid;
+    uint16_t pad;
+    uint32_t qpn;
+    uint32_t psn;
+};
+
+extern struct verbs_device vdev;
+
+void verbs_device_open(void);
+void verbs_device_close(void);
+
+/* My address for queue pair qpn with initial packet sequence number psn. */
+struct verbs_addr verbs_my_addr(uint32_t qpn, uint32_t psn);
+
+/* Address vector towards `peer` (for RTR and for UD address handles). */
+void verbs_fill_ah_attr(struct ibv_ah_attr *ah, const struct verbs_addr *peer);
+
+#endif

@@ -1,0 +1,89 @@
+/*
+ * Connection establishment latency (the ODCM paper's Fig. 12). Run with
+ * ARMCI_NODE_SIZE=1 and softib's paper cost model; the connection mode and
+ * protocol come from the environment, so one binary measures overlap,
+ * serial and static in one run of the driver (bench/run-all.sh):
+ *   init       ARMCI_Init (static mode connects everything here)
+ *   one-to-one rank 0's first 8-byte put to rank 1, minus a steady-state put
+ *   one-to-all rank 0's first put to every other node at once, waited together
+ * Output CSV: mode,protocol,procs,scenario,connections,usec
+ */
+#include <armci.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
+
+static double now(void)
+{
+    return MPI_Wtime();
+}
+
+/*
+ * A barrier that sleeps instead of spinning: with 2 cores, a rank spinning
+ * in MPI_Barrier would steal the core the data server needs to answer.
+ */
+static void quiet_barrier(void)
+{
+    MPI_Request r;
+    int done = 0;
+    MPI_Ibarrier(MPI_COMM_WORLD, &r);
+    while (!done) {
+        MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+        if (!done)
+            usleep(100);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = now();
+    ARMCI_Init();
+    double init = now() - t0, init_max;
+    int me, n;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    MPI_Reduce(&init, &init_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    const char *mode = getenv("ARMCI_CONNECT") ? getenv("ARMCI_CONNECT") : "ondemand";
+    const char *protocol =
+        getenv("ARMCI_CONNECT_PROTOCOL") ? getenv("ARMCI_CONNECT_PROTOCOL") : "overlap";
+    void **seg = malloc(sizeof(void *) * n);
+    ARMCI_Malloc(seg, 64);
+    long v = 1;
+    quiet_barrier();
+
+    if (me == 0) {
+        printf("mode,protocol,procs,scenario,connections,usec\n");
+        printf("%s,%s,%d,init,%d,%.1f\n", mode, protocol, n, strcmp(mode, "static") ? 0 : n - 1,
+               init_max * 1e6);
+        double a = now();
+        ARMCI_Put(&v, seg[1], sizeof(v), 1);
+        ARMCI_Fence(1);
+        double first = now() - a;
+        a = now();
+        for (int i = 0; i < 100; i++) {
+            ARMCI_Put(&v, seg[1], sizeof(v), 1);
+            ARMCI_Fence(1);
+        }
+        double steady = (now() - a) / 100;
+        printf("%s,%s,%d,one-to-one,1,%.1f\n", mode, protocol, n, (first - steady) * 1e6);
+
+        a = now();
+        for (int t = 2; t < n; t++)
+            ARMCI_NbPut(&v, seg[t], sizeof(v), t, NULL);
+        ARMCI_WaitAll();
+        ARMCI_AllFence();
+        printf("%s,%s,%d,one-to-all,%d,%.1f\n", mode, protocol, n, n - 2,
+               (now() - a - steady) * 1e6);
+        fflush(stdout);
+    }
+    quiet_barrier();
+    ARMCI_Free(seg[me]);
+    free(seg);
+    ARMCI_Finalize();
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,70 @@
+#!/bin/sh
+# Runs every benchmark side by side and prints a summary of the ratios the
+# issues ask for. CSV files go to bench/results/<date>/ (or $RESULTS).
+#   bench/run-all.sh [BUILD_DIR]
+# Each benchmark compares within one run: ours vs ARMCI-MPI (the same
+# source built against Debian's libarmci-mpi-dev), ODCM vs static, overlap
+# vs serial, RDMA barrier vs MPI_Barrier vs send/receive.
+set -e
+cd "$(dirname "$0")/.."
+build=${1:-${BUILD_DIR:-build}}
+out=${RESULTS:-bench/results/$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$out"
+run=tests/run-mpi.sh
+export ARMCI_SOFTIB_LIBRARY=${ARMCI_SOFTIB_LIBRARY:-$PWD/$build/softib/libsoftib.so.0}
+export ARMCI_CONN_REPORT=0 SOFTIB_FABRIC=armci-bench-$$
+have_armci_mpi=$([ -x "$build/bench/bench_rma_armci_mpi" ] && echo 1 || echo 0)
+
+echo "== softib raw verbs (2 processes)"
+"$build/bench/softib/softib-bench" >"$out/softib.csv"
+
+echo "== contiguous put/get/acc: same node and across virtual nodes"
+{
+    ARMCI_NODE_SIZE=0 $run 2 "$build/bench/bench_rma" odcm
+    ARMCI_NODE_SIZE=1 $run 2 "$build/bench/bench_rma" odcm | tail -n +2
+    if [ "$have_armci_mpi" = 1 ]; then
+        $run 2 "$build/bench/bench_rma_armci_mpi" armci-mpi | tail -n +2
+    fi
+} >"$out/rma.csv"
+
+echo "== strided 2-D patches"
+{
+    ARMCI_NODE_SIZE=0 $run 2 "$build/bench/bench_strided" odcm same-node default
+    ARMCI_NODE_SIZE=1 $run 2 "$build/bench/bench_strided" odcm cross-node default | tail -n +2
+    ARMCI_NODE_SIZE=1 ARMCI_STRIDED_THRESHOLD=0 \
+        $run 2 "$build/bench/bench_strided" odcm cross-node all-rdma | tail -n +2
+    ARMCI_NODE_SIZE=1 ARMCI_STRIDED_THRESHOLD=100000000 \
+        $run 2 "$build/bench/bench_strided" odcm cross-node all-packed | tail -n +2
+    if [ "$have_armci_mpi" = 1 ]; then
+        $run 2 "$build/bench/bench_strided_armci_mpi" armci-mpi mpi-rma default | tail -n +2
+    fi
+} >"$out/strided.csv"
+
+echo "== connection establishment (softib paper cost model)"
+{
+    first=1
+    for np in 2 8; do
+        for mode in "ondemand overlap" "ondemand serial" "static overlap"; do
+            set -- $mode
+            SOFTIB_COST_MODEL=paper ARMCI_NODE_SIZE=1 ARMCI_CONNECT=$1 ARMCI_CONNECT_PROTOCOL=$2 \
+                $run $np "$build/bench/bench_connect" >"$out/.connect"
+            if [ $first = 1 ]; then cat "$out/.connect"; first=0; else tail -n +2 "$out/.connect"; fi
+        done
+    done
+    rm -f "$out/.connect"
+} >"$out/connect.csv"
+
+echo "== barrier latency"
+{
+    first=1
+    for ns in 1 2; do
+        for np in 2 3 4 5 6 7 8; do
+            ARMCI_NODE_SIZE=$ns $run $np "$build/bench/bench_barrier" $ns 1000 >"$out/.barrier"
+            if [ $first = 1 ]; then cat "$out/.barrier"; first=0; else tail -n +2 "$out/.barrier"; fi
+        done
+    done
+    rm -f "$out/.barrier"
+} >"$out/barrier.csv"
+
+echo "results in $out"
+python3 bench/summarize.py "$out"

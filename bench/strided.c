@@ -1,0 +1,90 @@
+/*
+ * Strided bandwidth as in the ODCM paper's Figs. 8-10: square N x N patches
+ * of doubles out of a larger matrix (leading dimension LD), PutS/GetS/AccS
+ * from rank 0 to the last rank, plus a contiguous Put of the same bytes in
+ * the same run for the ratio. Built against ARMCI-ODCM and ARMCI-MPI.
+ *
+ * Output CSV: impl,layout,variant,op,n,bytes,usec_per_op,MB_per_s
+ * Usage: bench_strided IMPL LAYOUT VARIANT [max_n]
+ */
+#include <armci.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LD 1024
+
+enum op { OP_PUTS, OP_GETS, OP_ACCS, OP_PUT_CONTIG };
+static const char *names[] = {"puts", "gets", "accs", "put-contig"};
+
+static double run(enum op op, double *local, double *remote, int n, int target, int iters)
+{
+    int count[2] = {n * (int)sizeof(double), n};
+    int rstride[1] = {LD * (int)sizeof(double)}, lstride[1] = {n * (int)sizeof(double)};
+    double one = 1.0;
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+        switch (op) {
+        case OP_PUTS:
+            ARMCI_PutS(local, lstride, remote, rstride, count, 1, target);
+            break;
+        case OP_GETS:
+            ARMCI_GetS(remote, rstride, local, lstride, count, 1, target);
+            break;
+        case OP_ACCS:
+            ARMCI_AccS(ARMCI_ACC_DBL, &one, local, lstride, remote, rstride, count, 1, target);
+            break;
+        case OP_PUT_CONTIG:
+            ARMCI_Put(local, remote, n * n * (int)sizeof(double), target);
+            break;
+        }
+    }
+    ARMCI_AllFence();
+    return (MPI_Wtime() - t0) / iters;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    ARMCI_Init();
+    int me, np;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    const char *impl = argc > 1 ? argv[1] : "armci";
+    const char *layout = argc > 2 ? argv[2] : "?";
+    const char *variant = argc > 3 ? argv[3] : "default";
+    int max_n = argc > 4 ? atoi(argv[4]) : 512;
+    int target = np - 1;
+
+    void **seg = malloc(sizeof(void *) * np);
+    ARMCI_Malloc(seg, (armci_size_t)LD * LD * sizeof(double));
+    double *local = ARMCI_Malloc_local((armci_size_t)LD * LD * sizeof(double));
+    memset(local, 0, (size_t)LD * LD * sizeof(double));
+    memset(seg[me], 0, (size_t)LD * LD * sizeof(double));
+    ARMCI_Barrier();
+
+    if (me == 0)
+        printf("impl,layout,variant,op,n,bytes,usec_per_op,MB_per_s\n");
+    for (int op = OP_PUTS; op <= OP_PUT_CONTIG; op++) {
+        for (int n = 4; n <= max_n; n *= 2) {
+            size_t bytes = (size_t)n * n * sizeof(double);
+            long it = (32L << 20) / (long)(bytes + 256);
+            int iters = (int)(it < 10 ? 10 : it > 2000 ? 2000 : it);
+            if (me == 0) {
+                run(op, local, seg[target], n, target, iters / 10 + 1);
+                double t = run(op, local, seg[target], n, target, iters);
+                printf("%s,%s,%s,%s,%d,%zu,%.3f,%.1f\n", impl, layout, variant, names[op], n, bytes,
+                       t * 1e6, bytes / t / 1e6);
+                fflush(stdout);
+            }
+            ARMCI_Barrier();
+        }
+    }
+    ARMCI_Free_local(local);
+    ARMCI_Free(seg[me]);
+    free(seg);
+    ARMCI_Finalize();
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Prints the ratios the project's issues ask for from a bench/run-all.sh results directory."""
+import csv
+import sys
+from pathlib import Path
+
+
+def rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def pick(table, **want):
+    for r in table:
+        if all(str(r.get(k)) == str(v) for k, v in want.items()):
+            return r
+    return None
+
+
+def num(r, key):
+    return float(r[key]) if r and r.get(key) not in (None, "") else float("nan")
+
+
+def main(out):
+    out = Path(out)
+    soft = rows(out / "softib.csv")
+    mib = pick(soft, size_bytes=1048576)
+    print("softib: 8 B ping-pong %.2f us; 1 MiB RDMA write %.0f MB/s = %.2f x memcpy (%.0f MB/s)"
+          % (num(pick(soft, size_bytes=8), "pingpong_lat_us"), num(mib, "rdma_write_MBps"),
+             num(mib, "rdma_write_MBps") / num(mib, "memcpy_MBps"), num(mib, "memcpy_MBps")))
+    raw_write = num(mib, "rdma_write_MBps")
+
+    rma = rows(out / "rma.csv")
+    peak = lambda impl, layout, op: max((num(r, "MB_per_s") for r in rma
+                                         if r["impl"] == impl and r["layout"] == layout
+                                         and r["op"] == op), default=float("nan"))
+    for layout in ("same-node", "cross-node"):
+        put, get, acc = (peak("odcm", layout, o) for o in ("put", "get", "acc"))
+        mem = peak("odcm", layout, "memcpy")
+        lat = num(pick(rma, impl="odcm", layout=layout, op="put", bytes=8), "usec_per_op")
+        print("%s: 8 B put %.2f us; peak put %.0f get %.0f acc %.0f MB/s; put/memcpy %.2f; "
+              "acc/put %.2f" % (layout, lat, put, get, acc, put / mem, acc / put))
+    print("cross-node peak put / softib raw RDMA write: %.2f, get: %.2f"
+          % (peak("odcm", "cross-node", "put") / raw_write,
+             peak("odcm", "cross-node", "get") / raw_write))
+    mpi_layouts = {r["layout"] for r in rma if r["impl"] == "armci-mpi"}
+    for layout in mpi_layouts:
+        for op in ("put", "get", "acc"):
+            print("ARMCI-MPI (%s) peak %s %.0f MB/s; ours same-node / ARMCI-MPI %.2f, "
+                  "cross-node / ARMCI-MPI %.2f"
+                  % (layout, op, peak("armci-mpi", layout, op),
+                     peak("odcm", "same-node", op) / peak("armci-mpi", layout, op),
+                     peak("odcm", "cross-node", op) / peak("armci-mpi", layout, op)))
+
+    st = rows(out / "strided.csv")
+    speak = lambda impl, layout, variant, op: max(
+        (num(r, "MB_per_s") for r in st if r["impl"] == impl and r["layout"] == layout
+         and r["variant"] == variant and r["op"] == op), default=float("nan"))
+    for layout in ("same-node", "cross-node"):
+        contig = speak("odcm", layout, "default", "put-contig")
+        print("strided %s: peak puts/contig %.2f gets/contig %.2f accs/contig %.2f"
+              % (layout, speak("odcm", layout, "default", "puts") / contig,
+                 speak("odcm", layout, "default", "gets") / contig,
+                 speak("odcm", layout, "default", "accs") / contig))
+    for n in (4, 8, 16, 32, 64):
+        vals = []
+        for variant in ("all-rdma", "all-packed", "default"):
+            r = pick(st, impl="odcm", layout="cross-node", variant=variant, op="puts", n=n)
+            vals.append(num(r, "MB_per_s"))
+        print("cross-node PutS %3dx%-3d (chunk %5d B): all-RDMA %8.1f  packed %8.1f  default "
+              "%8.1f MB/s" % (n, n, n * 8, *vals))
+
+    con = rows(out / "connect.csv")
+    for np_ in ("2", "8"):
+        o = num(pick(con, mode="ondemand", protocol="overlap", procs=np_, scenario="one-to-one"), "usec")
+        s = num(pick(con, mode="ondemand", protocol="serial", procs=np_, scenario="one-to-one"), "usec")
+        oa = num(pick(con, mode="ondemand", protocol="overlap", procs=np_, scenario="one-to-all"), "usec")
+        sa = num(pick(con, mode="ondemand", protocol="serial", procs=np_, scenario="one-to-all"), "usec")
+        si = num(pick(con, mode="static", procs=np_, scenario="init"), "usec")
+        oi = num(pick(con, mode="ondemand", protocol="overlap", procs=np_, scenario="init"), "usec")
+        print("connect %s procs: one-to-one overlap %.0f us, serial %.0f us (ratio %.2f); "
+              "one-to-all overlap %.0f, serial %.0f; init static %.0f us vs on-demand %.0f us"
+              % (np_, o, s, o / s, oa, sa, si, oi))
+
+    bar = rows(out / "barrier.csv")
+    for r in bar:
+        if r["impl"] != "armci-rdma-barrier":
+            continue
+        mpi = pick(bar, impl="mpi-barrier", procs=r["procs"], node_size=r["node_size"])
+        sr = pick(bar, impl="sendrecv-dissemination", procs=r["procs"], node_size=r["node_size"])
+        print("barrier %s procs, node size %s (%s nodes): rdma %.1f us, MPI %.1f us, "
+              "send/recv %.1f us; rdma/sendrecv %.2f, rdma/MPI %.2f"
+              % (r["procs"], r["node_size"], r["nodes"], num(r, "usec_per_barrier"),
+                 num(mpi, "usec_per_barrier"), num(sr, "usec_per_barrier"),
+                 num(r, "usec_per_barrier") / num(sr, "usec_per_barrier"),
+                 num(r, "usec_per_barrier") / num(mpi, "usec_per_barrier")))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else ".")

@@ -1,0 +1,24 @@
+#!/bin/sh
+# Installs the Debian packages ARMCI-ODCM needs to build, test and
+# benchmark, when any is missing. Safe to run again: does nothing then.
+set -e
+packages="build-essential meson ninja-build pkg-config python3
+libibverbs-dev ibverbs-providers
+openmpi-bin libopenmpi-dev
+libarmci-mpi-dev
+libglobalarrays-dev libscalapack-openmpi-dev liblapack-dev libblas-dev gfortran"
+
+missing=""
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+        missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+echo "installing:$missing"
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo=sudo
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+# shellcheck disable=SC2086
+$sudo apt-get install -y -qq --no-install-recommends $missing

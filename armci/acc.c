@@ -71,8 +71,20 @@ void acc_check(const char *call, int datatype, const void *scale, long bytes)
         }                                                                                   \
     }
 
-REAL_KERNEL(acc_int, int, u_int)
-REAL_KERNEL(acc_long, long, u_long)
+/* Integers wrap on overflow (two's complement), as the hardware's adders do. */
+#define INT_KERNEL(name, T, UT, ST)                                                                \
+    KERNEL_CLONES static void name(const void *scale, void *dst, const void *src, size_t n)        \
+    {                                                                                              \
+        T s;                                                                                       \
+        memcpy(&s, scale, sizeof(s));                                                              \
+        ST *restrict d = dst;                                                                      \
+        const ST *restrict x = src;                                                                \
+        for (size_t i = 0; i < n; i++)                                                             \
+            d[i] = (T)((UT)d[i] + (UT)s * (UT)x[i]);                                               \
+    }
+
+INT_KERNEL(acc_int, int, unsigned, u_int)
+INT_KERNEL(acc_long, long, unsigned long, u_long)
 REAL_KERNEL(acc_float, float, u_float)
 REAL_KERNEL(acc_double, double, u_double)
 

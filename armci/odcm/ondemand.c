@@ -38,6 +38,9 @@ static struct ud_endpoint cud;
 static struct conn **connecting; /* connections being set up */
 static int nconnecting, capconnecting;
 static uint32_t next_epoch = 1;
+/* Smoothed setup time of connections that needed no retransmission (Karn): later
+ * attempts start their timer there, so a slow device does not cause spurious resends. */
+static double srtt;
 
 void ondemand_init(void)
 {
@@ -90,7 +93,7 @@ struct conn *ondemand_start(int node)
     c->state = CONN_CONNECTING;
     c->epoch = next_epoch++;
     c->setup_begin = now_seconds();
-    c->rto = cfg.connect_rto;
+    c->rto = MAX(cfg.connect_rto, 2 * srtt);
     c->next_retry = c->setup_begin + c->rto;
 
     if (cfg.protocol == CFG_PROTOCOL_OVERLAP) {
@@ -118,6 +121,10 @@ static void finish_if_ready(struct conn *c)
         return;
     conn_ready(c);
     report_setup_done(c);
+    if (c->retries == 0) {
+        double t = c->setup_end - c->setup_begin;
+        srtt = srtt > 0 ? 0.75 * srtt + 0.25 * t : t;
+    }
     for (int i = 0; i < nconnecting; i++) {
         if (connecting[i] == c) {
             connecting[i] = connecting[--nconnecting];

@@ -79,7 +79,8 @@ void sib_sq_complete(struct sib_qp *qp, struct sib_swqe *w, enum ibv_wc_status s
         SIB_COUNT(qp->ctx->f, wc_flushed, 1);
     else if (st != IBV_WC_SUCCESS)
         SIB_COUNT(qp->ctx->f, wc_errors, 1);
-    qp->sq_head++;
+    /* Read without sq_lock by sib_progress's quick emptiness check: atomic. */
+    __atomic_store_n(&qp->sq_head, qp->sq_head + 1, __ATOMIC_RELEASE);
     sib_ctx_pending_add(qp->ctx, -1);
 }
 
@@ -166,7 +167,10 @@ uint64_t sib_progress(struct sib_context *ctx)
     for (qp = ctx->qps; qp; qp = qp->next) {
         uint64_t due;
 
-        if (qp->sq_head == qp->sq_tail && !qp->held)
+        /* A hint only (the queue's lock is not held): a stale answer is fixed next round. */
+        if (__atomic_load_n(&qp->sq_head, __ATOMIC_ACQUIRE) ==
+                __atomic_load_n(&qp->sq_tail, __ATOMIC_ACQUIRE) &&
+            !__atomic_load_n(&qp->held, __ATOMIC_ACQUIRE))
             continue;
         /* another thread is running this queue: it makes the progress */
         if (pthread_mutex_trylock(&qp->sq_lock)) {

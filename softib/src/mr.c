@@ -169,8 +169,12 @@ bool sib_mr_lookup(uint32_t key, bool remote, struct sib_fmr *out)
     do {
         s1 = __atomic_load_n(&m->seq, __ATOMIC_ACQUIRE);
         memcpy(out, m, sizeof(*out));
+#if defined(__SANITIZE_THREAD__)
+        s2 = __atomic_load_n(&m->seq, __ATOMIC_SEQ_CST); /* TSan does not model fences */
+#else
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         s2 = __atomic_load_n(&m->seq, __ATOMIC_RELAXED);
+#endif
     } while ((s1 & 1) || s1 != s2);
     return (remote ? out->rkey : out->lkey) == key;
 }

@@ -115,7 +115,7 @@ static void enqueue(struct sib_qp *qp, const struct ibv_send_wr *wr, uint64_t le
     }
     w->not_before = sib_wire_model() ? wire_due(qp, len) : 0;
     w->started = false;
-    qp->sq_tail++;
+    __atomic_store_n(&qp->sq_tail, qp->sq_tail + 1, __ATOMIC_RELEASE); /* see sib_progress */
 }
 
 int sib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)

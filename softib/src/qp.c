@@ -254,7 +254,7 @@ static void drop_sq(struct sib_qp *qp)
 {
     uint64_t n = qp->sq_tail - qp->sq_head;
 
-    qp->sq_head = qp->sq_tail;
+    __atomic_store_n(&qp->sq_head, qp->sq_tail, __ATOMIC_RELEASE);
     if (n)
         sib_ctx_pending_add(qp->ctx, -(int)n);
     sib_ud_flush_held(qp, true); /* already on the wire: it still arrives */

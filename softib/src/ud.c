@@ -134,7 +134,7 @@ void sib_ud_flush_held(struct sib_qp *qp, bool force)
 
     if (!h || (!force && sib_now_ns() - h->since < 1000000))
         return;
-    qp->held = NULL;
+    __atomic_store_n(&qp->held, NULL, __ATOMIC_RELEASE);
     iov.iov_base = h->data;
     iov.iov_len = h->len;
     deliver(qp, &h->d, &iov, 1, h->len);
@@ -162,7 +162,7 @@ static bool hold(struct sib_qp *qp, const struct sib_swqe *w, const struct iovec
     h->data = p;
     h->len = (uint32_t)w->len;
     h->since = sib_now_ns();
-    qp->held = h;
+    __atomic_store_n(&qp->held, h, __ATOMIC_RELEASE);
     sib_ctx_pending_add(qp->ctx, 1);
     return true;
 }

@@ -164,7 +164,7 @@ static void acc_chunk(size_t roff, size_t loff, size_t len, void *ctx)
             int d, x;
             memcpy(&d, a->image + roff + 4 * i, 4);
             memcpy(&x, a->src + loff + 4 * i, 4);
-            d += 3 * x;
+            d = (int)((unsigned)d + 3u * (unsigned)x); /* wraps like the kernel */
             memcpy(a->image + roff + 4 * i, &d, 4);
         }
         break;
@@ -173,7 +173,7 @@ static void acc_chunk(size_t roff, size_t loff, size_t len, void *ctx)
             long d, x;
             memcpy(&d, a->image + roff + 8 * i, 8);
             memcpy(&x, a->src + loff + 8 * i, 8);
-            d += -2 * x;
+            d = (long)((unsigned long)d - 2ul * (unsigned long)x);
             memcpy(a->image + roff + 8 * i, &d, 8);
         }
         break;
@@ -364,7 +364,7 @@ static void test_vectors(unsigned char **mirror, int iters)
                         int d, x;
                         memcpy(&d, img + off, 4);
                         memcpy(&x, local + loff + off, 4);
-                        d += 2 * x;
+                        d = (int)((unsigned)d + 2u * (unsigned)x);
                         memcpy(img + off, &d, 4);
                         break;
                     }
@@ -372,7 +372,7 @@ static void test_vectors(unsigned char **mirror, int iters)
                         long d, x;
                         memcpy(&d, img + off, 8);
                         memcpy(&x, local + loff + off, 8);
-                        d += 2 * x;
+                        d = (long)((unsigned long)d + 2ul * (unsigned long)x);
                         memcpy(img + off, &d, 8);
                         break;
                     }

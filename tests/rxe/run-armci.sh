@@ -1,0 +1,39 @@
+#!/bin/sh
+# Runs the runtime's multi-node tests over real rdma-core: rdma_rxe
+# (Soft-RoCE, RoCEv2, GID addressing) in a throw-away VM, with
+# ARMCI_VERBS=rdma-core, in one boot. Not part of the default suites
+# (booting a VM under TCG is slow and needs ../shared/tools/rxe-vm).
+#   tests/rxe/run-armci.sh [BUILD_DIR]      (default: build)
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-build}
+case $build in /*) ;; *) build=$top/$build ;; esac
+vm=$top/../shared/tools/rxe-vm/run-in-vm.sh
+[ -x "$vm" ] || { echo "run-armci.sh: $vm not found" >&2; exit 2; }
+[ -x "$build/tests/common/test_rma" ] || { echo "run-armci.sh: build $build first" >&2; exit 2; }
+
+inner='cd '"$build"'
+export ARMCI_VERBS=rdma-core ARMCI_CONN_REPORT=0
+fails=0
+run() { # NAME NP NODE_SIZE PROGRAM ARGS...
+    name=$1 np=$2 ns=$3
+    shift 3
+    if ARMCI_NODE_SIZE=$ns '"$top"'/tests/run-mpi.sh $np "$@" >/tmp/out 2>&1 && grep -q PASS /tmp/out; then
+        echo "ok   $name"
+    else
+        echo "FAIL $name"; tail -20 /tmp/out; fails=$((fails + 1))
+    fi
+}
+run rma-4x1 4 1 tests/common/test_rma 65536 10
+run rma-4x2 4 2 tests/common/test_rma 65536 10
+ARMCI_CONNECT=static run rma-3x1-static 3 1 tests/common/test_rma 65536 10
+ARMCI_CONNECT_PROTOCOL=serial run rma-3x1-serial 3 1 tests/common/test_rma 65536 10
+run msg-4x2 4 2 tests/common/test_msg
+run strided-3x1 3 1 tests/strided/test_strided 10
+run flag-3x1 3 1 tests/strided/test_flag 10
+run barrier-4x1 4 1 tests/barrier/test_barrier 200
+run lock-fifo-4x1 4 1 tests/internode/test_lock_fifo
+ARMCI_BARRIER=mpi run patterns-ring-4x1 4 1 tests/odcm/test_patterns ring
+echo "rxe: $fails failed"
+exit $fails'
+exec "$vm" -C "$top" -t 1500 -- sh -c "$inner"

@@ -108,27 +108,11 @@ COMPLEX_KERNEL(acc_dcomplex, double, u_double)
 
 void acc_apply(int datatype, const void *scale, void *dst, const void *src, size_t bytes)
 {
-    size_t n = bytes / acc_elem_size(datatype);
-    switch (datatype) {
-    case ARMCI_ACC_INT:
-        acc_int(scale, dst, src, n);
-        break;
-    case ARMCI_ACC_LNG:
-        acc_long(scale, dst, src, n);
-        break;
-    case ARMCI_ACC_FLT:
-        acc_float(scale, dst, src, n);
-        break;
-    case ARMCI_ACC_DBL:
-        acc_double(scale, dst, src, n);
-        break;
-    case ARMCI_ACC_CPL:
-        acc_scomplex(scale, dst, src, n);
-        break;
-    case ARMCI_ACC_DCP:
-        acc_dcomplex(scale, dst, src, n);
-        break;
-    }
+    /* Indexed by ARMCI_ACC_INT .. ARMCI_ACC_DCP; callers have checked the type. */
+    static void (*const kernel[])(const void *, void *, const void *, size_t) = {
+        acc_int, acc_long, acc_float, acc_double, acc_scomplex, acc_dcomplex,
+    };
+    kernel[datatype](scale, dst, src, bytes / acc_elem_size(datatype));
 }
 
 void acc_local(int datatype, const void *scale, void *dst, const void *src, size_t bytes, int proc)

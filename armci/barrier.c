@@ -35,6 +35,10 @@
 #include "topology.h"
 #include "util.h"
 
+/* How long a waiter yields before it starts to sleep: covers a normal barrier on an
+ * oversubscribed node, without burning a core through a long imbalance. */
+#define YIELD_SECONDS 2e-3
+
 static uint64_t current;   /* number of the last barrier this process took part in */
 static void **slots_of;    /* [nprocs] each master's slot array (NULL for others) */
 static uint64_t *my_slots; /* [num_nodes] on masters: slot s is written by node s */
@@ -54,13 +58,16 @@ static uint64_t load(const volatile uint64_t *p)
 /* Waits for *p to reach `number`: spin, then yield, then nap, making progress all along. */
 static void wait_for(const volatile uint64_t *p, uint64_t number)
 {
+    double nap_after = 0;
     for (unsigned spins = 0; !reached(load(p), number); spins++) {
         if (spins < 128) {
             cpu_relax();
             continue;
         }
         progress_poll(); /* our RDMA writes complete, connections get set up */
-        if (spins < 256) {
+        if (!nap_after)
+            nap_after = now_seconds() + YIELD_SECONDS;
+        if (now_seconds() < nap_after) {
             sched_yield();
         } else {
             /* A long wait: sleep, leaving the core to the data server and to others. */

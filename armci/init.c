@@ -63,6 +63,9 @@ static int init_common(int *argc, char ***argv, int requested, MPI_Comm comm, bo
     MPI_Comm_size(rt.comm, &rt.nprocs);
 
     cfg_load();
+    if (requested == MPI_THREAD_MULTIPLE && rt.me == 0)
+        armci_warn("ARMCI_Init_thread: MPI_THREAD_MULTIPLE requested, but ARMCI calls must not "
+                   "be made by several threads at once (serialize them)");
     make_job_id();
     topo_init();
     node_shared_init();

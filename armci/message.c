@@ -313,25 +313,41 @@ static MPI_Op mpi_op(const char *call, const char *op, int type, bool *absolute)
     armci_die(call, "argument op=\"%s\" is not +, *, max, min, absmax or absmin", op);
 }
 
-static void gop_in(const char *call, int scope, void *x, int n, const char *op, int type,
-                   const ARMCI_Group *group)
+/* What an MPI reduction needs, derived from the armci_msg arguments (checked). */
+struct reduction {
+    MPI_Datatype type;
+    MPI_Op op;
+    MPI_Comm comm; /* MPI_COMM_NULL: nothing to do here */
+    bool owned;
+};
+
+static bool reduction_begin(const char *call, int scope, void *x, int n, const char *op, int type,
+                            const ARMCI_Group *group, struct reduction *r)
 {
     check_nonneg(call, "n", n);
     size_t size;
-    MPI_Datatype dt = mpi_type(call, type, &size);
+    r->type = mpi_type(call, type, &size);
     bool absolute;
-    MPI_Op mop = mpi_op(call, op, type, &absolute);
-    bool owned;
-    MPI_Comm comm = scope_comm(call, scope, group, &owned);
-    if (comm == MPI_COMM_NULL || n == 0) {
-        release_comm(&comm, owned);
-        return;
+    r->op = mpi_op(call, op, type, &absolute);
+    r->comm = scope_comm(call, scope, group, &r->owned);
+    if (r->comm == MPI_COMM_NULL || n == 0) {
+        release_comm(&r->comm, r->owned);
+        return false;
     }
     check_ptr(call, "x", x);
     if (absolute)
         make_abs(type, x, n);
-    MPI_Allreduce(MPI_IN_PLACE, x, n, dt, mop, comm);
-    release_comm(&comm, owned);
+    return true;
+}
+
+static void gop_in(const char *call, int scope, void *x, int n, const char *op, int type,
+                   const ARMCI_Group *group)
+{
+    struct reduction r;
+    if (!reduction_begin(call, scope, x, n, op, type, group, &r))
+        return;
+    MPI_Allreduce(MPI_IN_PLACE, x, n, r.type, r.op, r.comm);
+    release_comm(&r.comm, r.owned);
 }
 
 void armci_msg_gop_scope(int scope, void *x, int n, char *op, int type)
@@ -369,22 +385,13 @@ GOP_FAMILY(dgop, double, ARMCI_DOUBLE)
 /* armci_msg_reduce: like gop, but only the scope's first process gets the result. */
 void armci_msg_reduce_scope(int scope, void *x, int n, char *op, int type)
 {
-    static const char call[] = "armci_msg_reduce_scope";
-    check_nonneg(call, "n", n);
-    size_t size;
-    MPI_Datatype dt = mpi_type(call, type, &size);
-    bool absolute;
-    MPI_Op mop = mpi_op(call, op, type, &absolute);
-    bool owned;
-    MPI_Comm comm = scope_comm(call, scope, NULL, &owned);
-    if (comm == MPI_COMM_NULL || n == 0)
+    struct reduction r;
+    if (!reduction_begin("armci_msg_reduce_scope", scope, x, n, op, type, NULL, &r))
         return;
-    check_ptr(call, "x", x);
-    if (absolute)
-        make_abs(type, x, n);
     int me;
-    MPI_Comm_rank(comm, &me);
-    MPI_Reduce(me == 0 ? MPI_IN_PLACE : x, x, n, dt, mop, 0, comm);
+    MPI_Comm_rank(r.comm, &me);
+    MPI_Reduce(me == 0 ? MPI_IN_PLACE : x, x, n, r.type, r.op, 0, r.comm);
+    release_comm(&r.comm, r.owned);
 }
 
 void armci_msg_reduce(void *x, int n, char *op, int type)

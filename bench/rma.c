@@ -8,7 +8,7 @@
  *   impl,layout,op,bytes,iterations,usec_per_op,MB_per_s
  * A blocking op's time includes its share of a final ARMCI_AllFence, so
  * puts are measured to remote completion, not just local.
- * Usage: bench_rma IMPL_NAME [max_bytes]
+ * Usage: bench_rma IMPL_NAME [max_bytes] [LAYOUT_LABEL]
  */
 #include <armci.h>
 #include <mpi.h>
@@ -61,7 +61,7 @@ int main(int argc, char **argv)
     const char *impl = argc > 1 ? argv[1] : "armci";
     size_t max_bytes = argc > 2 ? (size_t)atol(argv[2]) : (4u << 20);
     int target = n - 1;
-    const char *layout = ARMCI_Same_node(target) ? "same-node" : "cross-node";
+    const char *layout = argc > 3 ? argv[3] : ARMCI_Same_node(target) ? "same-node" : "cross-node";
 
     void **seg = malloc(sizeof(void *) * n);
     ARMCI_Malloc(seg, (armci_size_t)max_bytes);

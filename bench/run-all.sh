@@ -10,20 +10,22 @@ cd "$(dirname "$0")/.."
 build=${1:-${BUILD_DIR:-build}}
 out=${RESULTS:-bench/results/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
-run=tests/run-mpi.sh
+run="timeout 900 tests/run-mpi.sh"
 export ARMCI_SOFTIB_LIBRARY=${ARMCI_SOFTIB_LIBRARY:-$PWD/$build/softib/libsoftib.so.0}
 export ARMCI_CONN_REPORT=0 SOFTIB_FABRIC=armci-bench-$$
 have_armci_mpi=$([ -x "$build/bench/bench_rma_armci_mpi" ] && echo 1 || echo 0)
 
 echo "== softib raw verbs (2 processes)"
-"$build/bench/softib/softib-bench" >"$out/softib.csv"
+timeout 600 "$build/bench/softib/softib-bench" >"$out/softib.csv"
+SOFTIB_BENCH_SMALL_PAGES=1 timeout 600 "$build/bench/softib/softib-bench" >"$out/softib-4k.csv"
 
 echo "== contiguous put/get/acc: same node and across virtual nodes"
 {
     ARMCI_NODE_SIZE=0 $run 2 "$build/bench/bench_rma" odcm
     ARMCI_NODE_SIZE=1 $run 2 "$build/bench/bench_rma" odcm | tail -n +2
     if [ "$have_armci_mpi" = 1 ]; then
-        $run 2 "$build/bench/bench_rma_armci_mpi" armci-mpi | tail -n +2
+        # ARMCI-MPI has no virtual nodes: its two processes share the host (MPI RMA).
+        $run 2 "$build/bench/bench_rma_armci_mpi" armci-mpi 4194304 same-host | tail -n +2
     fi
 } >"$out/rma.csv"
 
@@ -36,7 +38,7 @@ echo "== strided 2-D patches"
     ARMCI_NODE_SIZE=1 ARMCI_STRIDED_THRESHOLD=100000000 \
         $run 2 "$build/bench/bench_strided" odcm cross-node all-packed | tail -n +2
     if [ "$have_armci_mpi" = 1 ]; then
-        $run 2 "$build/bench/bench_strided_armci_mpi" armci-mpi mpi-rma default | tail -n +2
+        $run 2 "$build/bench/bench_strided_armci_mpi" armci-mpi same-host default | tail -n +2
     fi
 } >"$out/strided.csv"
 
@@ -57,10 +59,14 @@ echo "== connection establishment (softib paper cost model)"
 echo "== barrier latency"
 {
     first=1
-    for ns in 1 2; do
-        for np in 2 3 4 5 6 7 8; do
-            ARMCI_NODE_SIZE=$ns $run $np "$build/bench/bench_barrier" $ns 1000 >"$out/.barrier"
-            if [ $first = 1 ]; then cat "$out/.barrier"; first=0; else tail -n +2 "$out/.barrier"; fi
+    for btl in "self,vader,tcp shm" "self,tcp tcp"; do
+        set -- $btl
+        for ns in 1 2; do
+            for np in 2 3 4 5 6 7 8; do
+                OMPI_MCA_btl=$1 ARMCI_NODE_SIZE=$ns $run $np "$build/bench/bench_barrier" $ns 1000 $2 \
+                    >"$out/.barrier"
+                if [ $first = 1 ]; then cat "$out/.barrier"; first=0; else tail -n +2 "$out/.barrier"; fi
+            done
         done
     done
     rm -f "$out/.barrier"

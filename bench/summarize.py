@@ -29,6 +29,10 @@ def main(out):
           % (num(pick(soft, size_bytes=8), "pingpong_lat_us"), num(mib, "rdma_write_MBps"),
              num(mib, "rdma_write_MBps") / num(mib, "memcpy_MBps"), num(mib, "memcpy_MBps")))
     raw_write = num(mib, "rdma_write_MBps")
+    small = rows(out / "softib-4k.csv") if (out / "softib-4k.csv").exists() else []
+    raw_write_4k = num(pick(small, size_bytes=1048576), "rdma_write_MBps") if small else float("nan")
+    print("softib with 4 KiB pages (like shared-memory segments here): 1 MiB RDMA write %.0f MB/s"
+          % raw_write_4k)
 
     rma = rows(out / "rma.csv")
     peak = lambda impl, layout, op: max((num(r, "MB_per_s") for r in rma
@@ -40,9 +44,12 @@ def main(out):
         lat = num(pick(rma, impl="odcm", layout=layout, op="put", bytes=8), "usec_per_op")
         print("%s: 8 B put %.2f us; peak put %.0f get %.0f acc %.0f MB/s; put/memcpy %.2f; "
               "acc/put %.2f" % (layout, lat, put, get, acc, put / mem, acc / put))
-    print("cross-node peak put / softib raw RDMA write: %.2f, get: %.2f"
+    print("cross-node peak put / softib raw RDMA write: %.2f (huge pages), %.2f (4 KiB pages); "
+          "get: %.2f, %.2f"
           % (peak("odcm", "cross-node", "put") / raw_write,
-             peak("odcm", "cross-node", "get") / raw_write))
+             peak("odcm", "cross-node", "put") / raw_write_4k,
+             peak("odcm", "cross-node", "get") / raw_write,
+             peak("odcm", "cross-node", "get") / raw_write_4k))
     mpi_layouts = {r["layout"] for r in rma if r["impl"] == "armci-mpi"}
     for layout in mpi_layouts:
         for op in ("put", "get", "acc"):
@@ -58,6 +65,11 @@ def main(out):
          and r["variant"] == variant and r["op"] == op), default=float("nan"))
     for layout in ("same-node", "cross-node"):
         contig = speak("odcm", layout, "default", "put-contig")
+        mpi_puts = speak("armci-mpi", "same-host", "default", "puts")
+        mpi_gets = speak("armci-mpi", "same-host", "default", "gets")
+        print("strided %s vs ARMCI-MPI (same host): puts %.2f gets %.2f"
+              % (layout, speak("odcm", layout, "default", "puts") / mpi_puts,
+                 speak("odcm", layout, "default", "gets") / mpi_gets))
         print("strided %s: peak puts/contig %.2f gets/contig %.2f accs/contig %.2f"
               % (layout, speak("odcm", layout, "default", "puts") / contig,
                  speak("odcm", layout, "default", "gets") / contig,
@@ -86,15 +98,16 @@ def main(out):
     for r in bar:
         if r["impl"] != "armci-rdma-barrier":
             continue
-        mpi = pick(bar, impl="mpi-barrier", procs=r["procs"], node_size=r["node_size"])
-        sr = pick(bar, impl="sendrecv-dissemination", procs=r["procs"], node_size=r["node_size"])
-        print("barrier %s procs, node size %s (%s nodes): rdma %.1f us, MPI %.1f us, "
+        same = dict(mpi_transport=r["mpi_transport"], procs=r["procs"], node_size=r["node_size"])
+        mpi = pick(bar, impl="mpi-barrier", **same)
+        sr = pick(bar, impl="sendrecv-dissemination", **same)
+        print("barrier %s procs, node size %s (%s nodes), MPI over %s: rdma %.1f us, MPI %.1f us, "
               "send/recv %.1f us; rdma/sendrecv %.2f, rdma/MPI %.2f"
-              % (r["procs"], r["node_size"], r["nodes"], num(r, "usec_per_barrier"),
-                 num(mpi, "usec_per_barrier"), num(sr, "usec_per_barrier"),
+              % (r["procs"], r["node_size"], r["nodes"], r["mpi_transport"],
+                 num(r, "usec_per_barrier"), num(mpi, "usec_per_barrier"),
+                 num(sr, "usec_per_barrier"),
                  num(r, "usec_per_barrier") / num(sr, "usec_per_barrier"),
                  num(r, "usec_per_barrier") / num(mpi, "usec_per_barrier")))
-
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else ".")

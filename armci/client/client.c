@@ -185,14 +185,36 @@ static void post_send_wr(struct conn *c, struct ibv_send_wr *wr, const char *wha
         armci_die(NULL, "ibv_post_send (%s to node %d) failed: %s", what, c->node, strerror(rc));
 }
 
-void post_rdma(struct conn *c, enum ibv_wr_opcode op, void *local, uint32_t lkey, size_t len,
-               uint64_t raddr, uint32_t rkey, struct inflight *inf)
+static bool send_slot_free(const struct conn *c)
 {
+    return c->sq_posted < c->sq_depth && ep.sends_posted < ep.send_budget;
+}
+
+void rdma_batch_flush(struct rdma_batch *b)
+{
+    if (!b->n)
+        return;
+    b->wr[b->n - 1].next = NULL;
+    post_send_wr(b->c, &b->wr[0],
+                 b->n > 1                              ? "chain of RDMA operations"
+                 : b->wr[0].opcode == IBV_WR_RDMA_READ ? "RDMA read"
+                                                       : "RDMA write");
+    b->n = 0;
+}
+
+void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op, void *local,
+                    uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey, struct inflight *inf)
+{
+    /* Never wait for completions while holding work requests not yet posted. */
+    if (b->n && (b->c != c || b->n == RDMA_BATCH_MAX || !send_slot_free(c)))
+        rdma_batch_flush(b);
     reserve_send(c);
-    struct ibv_sge sge = {.addr = (uintptr_t)local, .length = (uint32_t)len, .lkey = lkey};
-    struct ibv_send_wr wr = {
+    b->c = c;
+    int i = b->n++;
+    b->sge[i] = (struct ibv_sge){.addr = (uintptr_t)local, .length = (uint32_t)len, .lkey = lkey};
+    b->wr[i] = (struct ibv_send_wr){
         .wr_id = (uintptr_t)inf,
-        .sg_list = &sge,
+        .sg_list = &b->sge[i],
         .num_sge = 1,
         .opcode = op,
         .send_flags = IBV_SEND_SIGNALED,
@@ -200,9 +222,19 @@ void post_rdma(struct conn *c, enum ibv_wr_opcode op, void *local, uint32_t lkey
     };
     /* Small writes are copied into the WR: the source is reusable at once. */
     if (op == IBV_WR_RDMA_WRITE && len <= c->max_inline)
-        wr.send_flags |= IBV_SEND_INLINE;
+        b->wr[i].send_flags |= IBV_SEND_INLINE;
+    if (i > 0)
+        b->wr[i - 1].next = &b->wr[i];
     inf->what = op == IBV_WR_RDMA_WRITE ? "RDMA write" : "RDMA read";
-    post_send_wr(c, &wr, inf->what);
+}
+
+void post_rdma(struct conn *c, enum ibv_wr_opcode op, void *local, uint32_t lkey, size_t len,
+               uint64_t raddr, uint32_t rkey, struct inflight *inf)
+{
+    struct rdma_batch b;
+    b.n = 0;
+    rdma_batch_add(&b, c, op, local, lkey, len, raddr, rkey, inf);
+    rdma_batch_flush(&b);
 }
 
 void post_request(struct conn *c, struct bounce *b, size_t len, struct inflight *inf)

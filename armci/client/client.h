@@ -80,6 +80,23 @@ void bounce_put(struct bounce *b);
 
 struct inflight *inflight_new(enum inflight_kind kind, struct conn *c, struct request *req);
 
+/*
+ * A chain of RDMA work requests to one connection, posted with a single
+ * ibv_post_send (one doorbell on hardware, one batch in softib). Add, then
+ * flush; adding flushes by itself before it would have to wait.
+ */
+#define RDMA_BATCH_MAX 64
+struct rdma_batch {
+    struct conn *c;
+    int n;
+    struct ibv_send_wr wr[RDMA_BATCH_MAX];
+    struct ibv_sge sge[RDMA_BATCH_MAX];
+};
+
+void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op, void *local,
+                    uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey, struct inflight *inf);
+void rdma_batch_flush(struct rdma_batch *b);
+
 /* Posting; each waits (making progress) while a queue limit is reached. */
 void post_rdma(struct conn *c, enum ibv_wr_opcode op, void *local, uint32_t lkey, size_t len,
                uint64_t raddr, uint32_t rkey, struct inflight *inf);

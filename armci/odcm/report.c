@@ -107,7 +107,13 @@ void report_connections(const struct intmap *conns)
     double savg = setups_total ? ssum / (double)setups_total : 0;
     if (!setups_total)
         smin = smax = 0;
-    long static_s2c_max = rt.nprocs - 1; /* a 1-process node's server would serve everyone else */
+    /* Static mode: a server holds one connection per process of the other nodes. */
+    long static_s2c_min = rt.nprocs, static_s2c_max = 0;
+    for (int node = 0; node < topo.num_nodes; node++) {
+        long s = rt.nprocs - topo_node_nprocs(node);
+        static_s2c_min = s < static_s2c_min ? s : static_s2c_min;
+        static_s2c_max = s > static_s2c_max ? s : static_s2c_max;
+    }
 
     printf("ARMCI-ODCM connection report: %s connections (%s protocol), %d processes on %d "
            "nodes\n",

@@ -118,6 +118,19 @@ enum sib_step sib_retry_rnr(struct sib_qp *qp, struct sib_swqe *w, uint8_t timer
     return SIB_STEP_WAIT;
 }
 
+void sib_sq_start(struct sib_qp *qp, struct sib_swqe *w)
+{
+    w->started = true;
+    w->retries_left = qp->f->retry_cnt;
+    w->rnr_left = qp->f->rnr_retry;
+}
+
+/*
+ * Runs the queue from its head, in order. An RC head that is an RDMA WRITE
+ * or READ on its first attempt takes the ready WQEs of the same opcode
+ * after it along as one batch (sib_rc_batch), as an HCA processes a
+ * doorbell's WQEs back to back; anything the batch leaves out runs alone.
+ */
 uint64_t sib_sq_run(struct sib_qp *qp)
 {
     uint64_t now = 0;
@@ -140,9 +153,15 @@ uint64_t sib_sq_run(struct sib_qp *qp)
                 return w->not_before;
         }
         if (!w->started) {
-            w->started = true;
-            w->retries_left = qp->f->retry_cnt;
-            w->rnr_left = qp->f->rnr_retry;
+            if (qp->f->type == IBV_QPT_RC) {
+                enum sib_batch_step b = sib_rc_batch(qp, &now);
+
+                if (b == SIB_BATCH_DONE)
+                    continue;
+                if (b == SIB_BATCH_WAIT)
+                    return w->not_before;
+            }
+            sib_sq_start(qp, w);
         }
         step = qp->f->type == IBV_QPT_UD ? sib_ud_exec(qp, w) : sib_rc_exec(qp, w);
         if (step == SIB_STEP_WAIT)

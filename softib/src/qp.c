@@ -301,6 +301,8 @@ void sib_qp_destroy_local(struct sib_qp *qp)
         __atomic_fetch_sub(&qp->srq->users, 1, __ATOMIC_RELAXED);
     free(qp->sq);
     qp->sq = NULL;
+    free(qp->batch);
+    qp->batch = NULL;
     sib_obj_bury(ctx, &qp->o);
 }
 

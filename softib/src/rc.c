@@ -11,9 +11,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sib.h"
+
+_Static_assert(SIB_BATCH_IOV <= IOV_MAX, "a batch's iovecs must fit one process_vm_writev");
+_Static_assert(SIB_BATCH_IOV >= SIB_MAX_SGE, "a batch takes any one WQE");
 
 enum rc_verdict {
     RC_OK,
@@ -101,11 +106,17 @@ static enum rc_verdict do_send(struct rc_op *op)
     return RC_OK;
 }
 
-/* rkey check of an RDMA/atomic request; *va is the target address. */
+/* rkey check of an RDMA/atomic request to d; *va is the target address. */
+static bool rkey_check(const struct sib_fqp *d, uint32_t rkey, uint64_t raddr, uint64_t len,
+                       uint32_t need, struct sib_fmr *mr, uint64_t *va)
+{
+    return sib_mr_lookup(rkey, true, mr) && mr->pd == d->pd &&
+           sib_mr_range(mr, raddr, len, need, va);
+}
+
 static bool rkey_ok(struct rc_op *op, uint64_t len, uint32_t need, struct sib_fmr *mr, uint64_t *va)
 {
-    return sib_mr_lookup(op->w->rkey, true, mr) && mr->pd == op->dest->pd &&
-           sib_mr_range(mr, op->w->raddr, len, need, va);
+    return rkey_check(op->dest, op->w->rkey, op->w->raddr, len, need, mr, va);
 }
 
 static enum rc_verdict do_rdma(struct rc_op *op, bool write)
@@ -256,4 +267,165 @@ enum sib_step sib_rc_exec(struct sib_qp *qp, struct sib_swqe *w)
     default:
         return sib_sq_fail(qp, w, op.status);
     }
+}
+
+/* ---- batches of RDMA WRITEs / READs ---- */
+
+/* Local side of the batch: the head and the ready WQEs of its opcode after
+ * it whose SGEs pass the checks, within the limits. Returns how many. */
+static int batch_local(struct sib_qp *qp, struct sib_batch *b, uint64_t *now, int *nl)
+{
+    struct sib_swqe *head = sib_sq_entry(qp, qp->sq_head);
+    uint32_t need = head->opcode == IBV_WR_RDMA_READ ? IBV_ACCESS_LOCAL_WRITE : 0;
+    uint64_t avail = qp->sq_tail - qp->sq_head, bytes = 0, total;
+    int n;
+
+    *nl = 0;
+    for (n = 0; n < SIB_BATCH_WQES && (uint64_t)n < avail; n++) {
+        struct sib_swqe *w = sib_sq_entry(qp, qp->sq_head + (uint64_t)n);
+        int k = 0;
+
+        if (n) { /* the engine checked the head */
+            if (w->opcode != head->opcode || w->started || bytes + w->len > SIB_BATCH_BYTES)
+                break;
+            if (w->not_before) { /* the wire model: not on the wire yet */
+                if (!*now)
+                    *now = sib_now_ns();
+                if (w->not_before > *now)
+                    break;
+            }
+        }
+        if (w->inline_len) {
+            if (*nl + 1 > SIB_BATCH_IOV)
+                break;
+            b->liov[*nl].iov_base = sib_swqe_inline(qp, w);
+            b->liov[*nl].iov_len = w->inline_len;
+            k = 1;
+        } else {
+            if (*nl + (int)w->num_sge > SIB_BATCH_IOV ||
+                sib_local_iov(qp, w->sge, w->num_sge, need, b->liov + *nl, &k, &total) !=
+                    IBV_WC_SUCCESS)
+                break; /* it fails alone, after the batch */
+        }
+        b->nliov[n] = k;
+        *nl += k;
+        bytes += w->len;
+    }
+    return n;
+}
+
+/*
+ * The head WQE (ready, first attempt) and the ready RDMA WRITEs (READs)
+ * after it go as one batch: one lookup and lock of the responder QP, one
+ * accepted() and QP-access check, each WQE's local SGEs and rkey checked as
+ * alone, then one process_vm_writev/readv for all of them, per-WQE PSNs and
+ * counters, and the completions in order. A WQE that would fail (or that
+ * does not fit) ends the batch before it and later runs alone, with the
+ * usual error semantics; so does everything when the head would fail.
+ */
+enum sib_batch_step sib_rc_batch(struct sib_qp *qp, uint64_t *now)
+{
+    struct sib_swqe *head = sib_sq_entry(qp, qp->sq_head);
+    bool write = head->opcode == IBV_WR_RDMA_WRITE;
+    uint32_t need = write ? IBV_ACCESS_REMOTE_WRITE : IBV_ACCESS_REMOTE_READ;
+    struct sib_fqp *me = qp->f, *d;
+    uint64_t bytes = 0, moved = 0, pkts = 0, ok_bytes = 0;
+    uint32_t mtu, ok = 0;
+    struct sib_batch *b;
+    struct sib_fmr mr;
+    int32_t pid = 0;
+    bool have_pid = false;
+    int n, i, nl, nl_used = 0, nr = 0, rc = 0;
+
+    if (head->opcode != IBV_WR_RDMA_WRITE && head->opcode != IBV_WR_RDMA_READ)
+        return SIB_BATCH_NONE;
+    if (!qp->batch && !(qp->batch = malloc(sizeof(*qp->batch))))
+        return SIB_BATCH_NONE;
+    b = qp->batch;
+    n = batch_local(qp, b, now, &nl);
+    if (!n)
+        return SIB_BATCH_NONE;
+
+    d = sib_qp_lookup_lock(me->dest_qpn);
+    if (!d)
+        return SIB_BATCH_NONE;
+    if (!accepted(me, d) || !(d->access & need)) {
+        sib_qp_unlock(d);
+        return SIB_BATCH_NONE;
+    }
+    for (i = 0; i < n; i++) {
+        struct sib_swqe *w = sib_sq_entry(qp, qp->sq_head + (uint64_t)i);
+        uint64_t va;
+
+        /* a zero-length RDMA carries no address to check */
+        if (w->len) {
+            if (!rkey_check(d, w->rkey, w->raddr, w->len, need, &mr, &va) ||
+                (have_pid && mr.pid != pid))
+                break;
+            pid = mr.pid;
+            have_pid = true;
+            b->riov[nr].iov_base = (void *)(uintptr_t)va;
+            b->riov[nr].iov_len = w->len;
+            nr++;
+        }
+        nl_used += b->nliov[i];
+        bytes += w->len;
+    }
+    n = i;
+    if (!n) {
+        sib_qp_unlock(d);
+        return SIB_BATCH_NONE;
+    }
+    moved = bytes;
+    if (nr)
+        rc = sib_xfer_vec(pid, write, b->liov, nl_used, b->riov, nr, &moved);
+    if (rc == ESRCH) {
+        /* the responder's process is gone: nothing arrived, retransmit */
+        sib_qp_unlock(d);
+        sib_sq_start(qp, head);
+        return sib_retry_lost(qp, head) == SIB_STEP_WAIT ? SIB_BATCH_WAIT : SIB_BATCH_DONE;
+    }
+    if (rc) {
+        /* a fault: the WQEs wholly moved before it completed; the one that
+         * hit it runs alone (and fails as it would have) */
+        uint64_t end = 0;
+
+        for (i = 0; i < n; i++) {
+            end += sib_sq_entry(qp, qp->sq_head + (uint64_t)i)->len;
+            if (end > moved)
+                break;
+        }
+        n = i;
+        if (!n) {
+            sib_qp_unlock(d);
+            return SIB_BATCH_NONE;
+        }
+    }
+    /* both ends consumed the same number of PSNs */
+    mtu = sib_mtu_bytes(me->path_mtu);
+    for (i = 0; i < n; i++)
+        pkts += sib_npkts(sib_sq_entry(qp, qp->sq_head + (uint64_t)i)->len, mtu);
+    d->rq_psn = (uint32_t)((d->rq_psn + pkts) & 0xffffff);
+    me->sq_psn = (uint32_t)((me->sq_psn + pkts) & 0xffffff);
+    sib_qp_unlock(d);
+
+    for (i = 0; i < n; i++) {
+        struct sib_swqe *w = sib_sq_entry(qp, qp->sq_head);
+
+        /* our QP went to ERR meanwhile (a lost completion, a NAK to our
+         * peer): the engine flushes the rest, as between single WQEs */
+        if (i && __atomic_load_n(&me->state, __ATOMIC_ACQUIRE) == IBV_QPS_ERR)
+            break;
+        ok++;
+        ok_bytes += w->len;
+        sib_sq_complete(qp, w, IBV_WC_SUCCESS);
+    }
+    if (write) {
+        SIB_COUNT(qp->ctx->f, rdma_writes, ok);
+        SIB_COUNT(qp->ctx->f, rdma_write_bytes, ok_bytes);
+    } else {
+        SIB_COUNT(qp->ctx->f, rdma_reads, ok);
+        SIB_COUNT(qp->ctx->f, rdma_read_bytes, ok_bytes);
+    }
+    return SIB_BATCH_DONE;
 }

@@ -179,6 +179,23 @@ struct sib_swqe {
     struct ibv_sge sge[];
 };
 
+/*
+ * Batches (rc.c): a run of ready RDMA WRITEs or READs at the head of an RC
+ * send queue moves with one process_vm_writev/readv. Limits: WQEs per
+ * batch, iovecs per side (the kernel's IOV_MAX), and bytes (a WQE that
+ * would take the batch past SIB_BATCH_BYTES starts the next one).
+ */
+#define SIB_BATCH_WQES  64
+#define SIB_BATCH_IOV   1024
+#define SIB_BATCH_BYTES (4u << 20)
+
+/* Scratch space of a QP's batches (allocated on first use; sq_lock). */
+struct sib_batch {
+    struct iovec liov[SIB_BATCH_IOV];
+    struct iovec riov[SIB_BATCH_WQES];
+    int nliov[SIB_BATCH_WQES]; /* local iovecs of each WQE */
+};
+
 /* A UD datagram held back by SOFTIB_UD_REORDER. */
 struct sib_held {
     struct sib_dgram d;
@@ -204,6 +221,7 @@ struct sib_qp {
     uint64_t wire_free; /* ns when the modeled wire is free again */
     uint64_t rng;
     struct sib_held *held;
+    struct sib_batch *batch; /* NULL until the first batch */
     struct sib_cq *scq, *rcq;
     struct sib_srq *srq;
     struct sib_pd *pd;
@@ -304,6 +322,12 @@ enum sib_step {
     SIB_STEP_WAIT, /* retry at w->not_before */
 };
 
+enum sib_batch_step {
+    SIB_BATCH_NONE, /* nothing done: the head WQE runs alone */
+    SIB_BATCH_DONE, /* one or more WQEs completed (successfully or not) */
+    SIB_BATCH_WAIT, /* the head WQE waits for a retransmission at not_before */
+};
+
 static inline struct sib_swqe *sib_sq_entry(struct sib_qp *qp, uint64_t seq)
 {
     return (struct sib_swqe *)(qp->sq + (seq % qp->sq_cap) * qp->sq_stride);
@@ -316,6 +340,7 @@ static inline uint8_t *sib_swqe_inline(struct sib_qp *qp, struct sib_swqe *w)
 }
 
 uint64_t sib_sq_run(struct sib_qp *qp); /* sq_lock held; returns next deadline or 0 */
+void sib_sq_start(struct sib_qp *qp, struct sib_swqe *w); /* first attempt: arm the retry counts */
 enum sib_step sib_sq_fail(struct sib_qp *qp, struct sib_swqe *w, enum ibv_wc_status st);
 enum sib_step sib_retry_lost(struct sib_qp *qp, struct sib_swqe *w);
 enum sib_step sib_retry_rnr(struct sib_qp *qp, struct sib_swqe *w, uint8_t timer);
@@ -327,6 +352,9 @@ uint32_t sib_npkts(uint64_t len, uint32_t mtu);
 
 /* ---- rc.c ---- */
 enum sib_step sib_rc_exec(struct sib_qp *qp, struct sib_swqe *w);
+/* The head WQE is ready and not started: run it and the ready RDMA WRITEs
+ * (READs) after it as one batch. *now: 0 or the current time (set when read). */
+enum sib_batch_step sib_rc_batch(struct sib_qp *qp, uint64_t *now);
 
 /* ---- ud.c ---- */
 enum sib_step sib_ud_exec(struct sib_qp *qp, struct sib_swqe *w);
@@ -337,6 +365,10 @@ void sib_ud_flush_held(struct sib_qp *qp, bool force);
 /* local <-> remote iovecs in process pid; 0, ESRCH (gone) or EFAULT */
 int sib_xfer(int32_t pid, bool to_remote, const struct iovec *local, int nlocal,
              const struct iovec *remote, int nremote);
+/* The same over up to SIB_BATCH_IOV iovecs a side, which it consumes; on a
+ * failure *done says how many bytes moved before it. */
+int sib_xfer_vec(int32_t pid, bool to_remote, struct iovec *local, int nlocal, struct iovec *remote,
+                 int nremote, uint64_t *done);
 int sib_atomic(int32_t pid, uint64_t va, uint32_t opcode, uint64_t cmp_add, uint64_t swap,
                uint64_t *orig);
 

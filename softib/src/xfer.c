@@ -73,17 +73,12 @@ static void iov_memcpy(bool to_remote, struct iovec *l, int nl, struct iovec *r,
     }
 }
 
-int sib_xfer(int32_t pid, bool to_remote, const struct iovec *local, int nlocal,
-             const struct iovec *remote, int nremote)
+int sib_xfer_vec(int32_t pid, bool to_remote, struct iovec *l, int nl, struct iovec *r, int nr,
+                 uint64_t *done)
 {
-    struct iovec lbuf[SIB_MAX_SGE + 1], rbuf[SIB_MAX_SGE + 1];
-    struct iovec *l = lbuf, *r = rbuf;
-    int nl = nlocal, nr = nremote;
-
-    if (nl > SIB_MAX_SGE + 1 || nr > SIB_MAX_SGE + 1)
+    *done = 0;
+    if (nl > SIB_BATCH_IOV || nr > SIB_BATCH_IOV)
         return EINVAL;
-    memcpy(lbuf, local, (size_t)nl * sizeof(*l));
-    memcpy(rbuf, remote, (size_t)nr * sizeof(*r));
     if (sib_same_pid(pid)) {
         iov_memcpy(to_remote, l, nl, r, nr);
         return 0;
@@ -100,10 +95,24 @@ int sib_xfer(int32_t pid, bool to_remote, const struct iovec *local, int nlocal,
             return errno == ESRCH ? ESRCH : EFAULT;
         if (n == 0)
             return EFAULT;
+        *done += (uint64_t)n;
         iov_advance(&l, &nl, (size_t)n);
         iov_advance(&r, &nr, (size_t)n);
     }
     return 0;
+}
+
+int sib_xfer(int32_t pid, bool to_remote, const struct iovec *local, int nlocal,
+             const struct iovec *remote, int nremote)
+{
+    struct iovec lbuf[SIB_MAX_SGE + 1], rbuf[SIB_MAX_SGE + 1];
+    uint64_t done;
+
+    if (nlocal > SIB_MAX_SGE + 1 || nremote > SIB_MAX_SGE + 1)
+        return EINVAL;
+    memcpy(lbuf, local, (size_t)nlocal * sizeof(*lbuf));
+    memcpy(rbuf, remote, (size_t)nremote * sizeof(*rbuf));
+    return sib_xfer_vec(pid, to_remote, lbuf, nlocal, rbuf, nremote, &done);
 }
 
 int sib_atomic(int32_t pid, uint64_t va, uint32_t opcode, uint64_t cmp_add, uint64_t swap,

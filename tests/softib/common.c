@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -435,6 +436,46 @@ void t_sync(int fd)
     t_send(fd, &b, 1);
     t_recv(fd, &b, 1);
     REQUIRE(b == 's', "t_sync: out of step with the peer");
+}
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+}
+
+void t_catch_usr1(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_usr1;
+    sigaction(SIGUSR1, &sa, NULL);
+}
+
+/* blocked in clock_nanosleep or nanosleep, by /proc/<pid>/syscall */
+bool t_in_sleep(pid_t pid)
+{
+    char path[64];
+    long nr = -1;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+    f = fopen(path, "r");
+    if (!f)
+        return false;
+    if (fscanf(f, "%ld", &nr) != 1)
+        nr = -1;
+    fclose(f);
+    return nr == SYS_clock_nanosleep || nr == SYS_nanosleep;
+}
+
+void t_wait_asleep(pid_t pid)
+{
+    double t0 = t_now();
+
+    while (!t_in_sleep(pid) && t_now() - t0 < 10)
+        usleep(1000);
+    CHECK(t_in_sleep(pid), "the target is blocked in sleep()");
 }
 
 void t_fill(void *buf, size_t len, unsigned seed)

@@ -113,6 +113,13 @@ void t_send(int fd, const void *buf, size_t len);
 void t_recv(int fd, void *buf, size_t len);
 void t_sync(int fd); /* both sides call it: a rendezvous */
 
+/* A target that sleeps while others read and write its memory: SIGUSR1
+ * ends its sleep() (and nothing else); t_in_sleep says whether pid is
+ * blocked in sleep() right now, t_wait_asleep waits (10 s) and checks it. */
+void t_catch_usr1(void);
+bool t_in_sleep(pid_t pid);
+void t_wait_asleep(pid_t pid);
+
 void t_fill(void *buf, size_t len, unsigned seed);
 bool t_same(const void *buf, size_t len, unsigned seed); /* matches t_fill */
 void *t_alloc(size_t len);

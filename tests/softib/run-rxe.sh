@@ -13,7 +13,7 @@ build=${1:-build}
 case $build in /*) ;; *) build=$top/$build ;; esac
 vm=$top/../shared/tools/rxe-vm/run-in-vm.sh
 [ -x "$vm" ] || { echo "run-rxe.sh: $vm not found" >&2; exit 2; }
-tests="basic rc rdma ud errors events kill roce abi"
+tests="basic rc rdma chain ud errors events kill roce abi"
 for t in $tests; do
     [ -x "$build/tests/softib/softib-test-$t-ibverbs" ] ||
         { echo "run-rxe.sh: build $build first (ninja -C $build)" >&2; exit 2; }

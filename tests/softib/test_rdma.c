@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define MIB   (1u << 20)
@@ -28,47 +27,6 @@ static uint64_t region_off(unsigned i) /* odd offsets, regions never overlap */
     for (unsigned k = 0; k < i; k++)
         off += sizes[k] + 4096 + 2 * k + 1;
     return off | 1;
-}
-
-static void on_usr1(int sig)
-{
-    (void)sig;
-}
-
-/* SIGUSR1 ends the target's sleep() (and nothing else). */
-static void catch_usr1(void)
-{
-    struct sigaction sa;
-
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_usr1;
-    sigaction(SIGUSR1, &sa, NULL);
-}
-
-/* Is pid blocked in sleep() right now (clock_nanosleep or nanosleep)? */
-static bool in_sleep(pid_t pid)
-{
-    char path[64];
-    long nr = -1;
-    FILE *f;
-
-    snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
-    f = fopen(path, "r");
-    if (!f)
-        return false;
-    if (fscanf(f, "%ld", &nr) != 1)
-        nr = -1;
-    fclose(f);
-    return nr == SYS_clock_nanosleep || nr == SYS_nanosleep;
-}
-
-static void wait_asleep(pid_t pid)
-{
-    double t0 = t_now();
-
-    while (!in_sleep(pid) && t_now() - t0 < 10)
-        usleep(1000);
-    CHECK(in_sleep(pid), "the target is blocked in sleep()");
 }
 
 /* ---- write/read sweep ---- */
@@ -90,7 +48,7 @@ static void rw_target(int fd, void *arg)
     unsigned ok = 0;
     (void)arg;
 
-    catch_usr1();
+    t_catch_usr1();
     t_dev_open(&d);
     cq = ibv_create_cq(d.ctx, 16, NULL, NULL, 0);
     qp = t_qp(&d, cq, IBV_QPT_RC, 16, NULL);
@@ -139,7 +97,7 @@ static void rw_sweep(void)
     t_send(c.fd, &me, sizeof(me));
     REQUIRE(t_rc_connect(&d, qp, &t.qp, IBV_ACCESS_LOCAL_WRITE) == 0, "initiator connect");
     t_sync(c.fd);
-    wait_asleep(t.pid);
+    t_wait_asleep(t.pid);
     for (unsigned i = 0; i < NSIZES; i++) {
         uint64_t raddr = t.qp.addr + region_off(i);
 
@@ -155,7 +113,7 @@ static void rw_sweep(void)
         t_expect(cq, IBV_WC_SUCCESS, 2, "RDMA READ");
         CHECK(t_same(dst + 3, sizes[i], 1000 + i), "read back %u bytes at odd offset %llu",
               sizes[i], (unsigned long long)region_off(i));
-        CHECK(in_sleep(t.pid), "the target is still blocked in sleep()");
+        CHECK(t_in_sleep(t.pid), "the target is still blocked in sleep()");
     }
     kill(t.pid, SIGUSR1);
     t_recv(c.fd, &seen, sizeof(seen));
@@ -192,7 +150,7 @@ static void atomic_target(int fd, void *arg)
     uint64_t want = (uint64_t)NWORK * (uint64_t)iters();
     (void)arg;
 
-    catch_usr1();
+    t_catch_usr1();
     t_dev_open(&d);
     cq = ibv_create_cq(d.ctx, 16, NULL, NULL, 0);
     mr = ibv_reg_mr(d.pd, words, 4096, T_ACCESS_ALL);
@@ -309,7 +267,7 @@ static void atomics(void)
     }
     t_send(tc.fd, wa, sizeof(wa));
     t_sync(tc.fd); /* target connected */
-    wait_asleep(t.pid);
+    t_wait_asleep(t.pid);
     for (int i = 0; i < NWORK; i++)
         t_sync(w[i].fd);
     for (int i = 0; i < NWORK; i++) {
@@ -321,7 +279,7 @@ static void atomics(void)
     for (size_t i = 0; i < total; i++)
         exact = exact && all[i] == i;
     CHECK(exact, "fetch-add results are a permutation of 0..%zu", total - 1);
-    CHECK(in_sleep(t.pid), "the atomic target slept throughout");
+    CHECK(t_in_sleep(t.pid), "the atomic target slept throughout");
     kill(t.pid, SIGUSR1);
     t_sync(tc.fd);
     t_join(&tc);

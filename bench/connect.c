@@ -4,8 +4,9 @@
  * protocol come from the environment, so one binary measures overlap,
  * serial and static in one run of the driver (bench/run-all.sh):
  *   init       ARMCI_Init (static mode connects everything here)
- *   one-to-one rank 0's first 8-byte put to rank 1, minus a steady-state put
- *   one-to-all rank 0's first put to every other node at once, waited together
+ *   one-to-one each rank's first 8-byte put to the next rank, minus a steady-state put
+ *              (one sample per rank, taken one rank at a time)
+ *   one-to-all the last rank's first put to every other node at once, waited together
  * Output CSV: mode,protocol,procs,scenario,connections,usec
  */
 #include <armci.h>
@@ -59,25 +60,35 @@ int main(int argc, char **argv)
         printf("mode,protocol,procs,scenario,connections,usec\n");
         printf("%s,%s,%d,init,%d,%.1f\n", mode, protocol, n, strcmp(mode, "static") ? 0 : n - 1,
                init_max * 1e6);
+        fflush(stdout);
+    }
+    /* One sample per rank: rank r's first put to rank r + 1 (a new node), the others idle. */
+    for (int r = 0; r + 1 < n; r++) {
+        quiet_barrier();
+        if (me != r)
+            continue;
         double a = now();
-        ARMCI_Put(&v, seg[1], sizeof(v), 1);
-        ARMCI_Fence(1);
+        ARMCI_Put(&v, seg[r + 1], sizeof(v), r + 1);
+        ARMCI_Fence(r + 1);
         double first = now() - a;
         a = now();
         for (int i = 0; i < 100; i++) {
-            ARMCI_Put(&v, seg[1], sizeof(v), 1);
-            ARMCI_Fence(1);
+            ARMCI_Put(&v, seg[r + 1], sizeof(v), r + 1);
+            ARMCI_Fence(r + 1);
         }
         double steady = (now() - a) / 100;
         printf("%s,%s,%d,one-to-one,1,%.1f\n", mode, protocol, n, (first - steady) * 1e6);
-
-        a = now();
-        for (int t = 2; t < n; t++)
+        fflush(stdout);
+    }
+    /* The last rank has no connection yet: it reaches every other node at once. */
+    quiet_barrier();
+    if (me == n - 1 && n > 2) {
+        double a = now();
+        for (int t = 0; t < n - 1; t++)
             ARMCI_NbPut(&v, seg[t], sizeof(v), t, NULL);
         ARMCI_WaitAll();
         ARMCI_AllFence();
-        printf("%s,%s,%d,one-to-all,%d,%.1f\n", mode, protocol, n, n - 2,
-               (now() - a - steady) * 1e6);
+        printf("%s,%s,%d,one-to-all,%d,%.1f\n", mode, protocol, n, n - 1, (now() - a) * 1e6);
         fflush(stdout);
     }
     quiet_barrier();

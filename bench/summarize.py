@@ -83,16 +83,24 @@ def main(out):
               "%8.1f MB/s" % (n, n, n * 8, *vals))
 
     con = rows(out / "connect.csv")
-    for np_ in ("2", "8"):
-        o = num(pick(con, mode="ondemand", protocol="overlap", procs=np_, scenario="one-to-one"), "usec")
-        s = num(pick(con, mode="ondemand", protocol="serial", procs=np_, scenario="one-to-one"), "usec")
-        oa = num(pick(con, mode="ondemand", protocol="overlap", procs=np_, scenario="one-to-all"), "usec")
-        sa = num(pick(con, mode="ondemand", protocol="serial", procs=np_, scenario="one-to-all"), "usec")
-        si = num(pick(con, mode="static", procs=np_, scenario="init"), "usec")
-        oi = num(pick(con, mode="ondemand", protocol="overlap", procs=np_, scenario="init"), "usec")
-        print("connect %s procs: one-to-one overlap %.0f us, serial %.0f us (ratio %.2f); "
-              "one-to-all overlap %.0f, serial %.0f; init static %.0f us vs on-demand %.0f us"
-              % (np_, o, s, o / s, oa, sa, si, oi))
+    def median(vals):
+        vals = sorted(vals)
+        return vals[len(vals) // 2] if vals else float("nan")
+    def samples(mode, protocol, np_, scenario):
+        return [num(r, "usec") for r in con if r["mode"] == mode and r["protocol"] == protocol
+                and r["procs"] == np_ and r["scenario"] == scenario]
+    for np_ in sorted({r["procs"] for r in con}, key=int):
+        o = median(samples("ondemand", "overlap", np_, "one-to-one"))
+        s = median(samples("ondemand", "serial", np_, "one-to-one"))
+        oa = median(samples("ondemand", "overlap", np_, "one-to-all"))
+        sa = median(samples("ondemand", "serial", np_, "one-to-all"))
+        si = median(samples("static", "overlap", np_, "init"))
+        oi = median(samples("ondemand", "overlap", np_, "init"))
+        print("connect %s procs: one-to-one median overlap %.0f us, serial %.0f us (ratio %.2f, "
+              "%d samples); one-to-all overlap %.0f, serial %.0f; ARMCI_Init static %.0f us vs "
+              "on-demand %.0f us"
+              % (np_, o, s, o / s, len(samples("ondemand", "overlap", np_, "one-to-one")), oa, sa,
+                 si, oi))
 
     bar = rows(out / "barrier.csv")
     for r in bar:

@@ -72,15 +72,15 @@ void acc_check(const char *call, int datatype, const void *scale, long bytes)
     }
 
 /* Integers wrap on overflow (two's complement), as the hardware's adders do. */
-#define INT_KERNEL(name, T, UT, ST)                                                                \
-    KERNEL_CLONES static void name(const void *scale, void *dst, const void *src, size_t n)        \
-    {                                                                                              \
-        T s;                                                                                       \
-        memcpy(&s, scale, sizeof(s));                                                              \
-        ST *restrict d = dst;                                                                      \
-        const ST *restrict x = src;                                                                \
-        for (size_t i = 0; i < n; i++)                                                             \
-            d[i] = (T)((UT)d[i] + (UT)s * (UT)x[i]);                                               \
+#define INT_KERNEL(name, T, UT, ST)                                                         \
+    KERNEL_CLONES static void name(const void *scale, void *dst, const void *src, size_t n) \
+    {                                                                                       \
+        T s;                                                                                \
+        memcpy(&s, scale, sizeof(s));                                                       \
+        ST *restrict d = dst;                                                               \
+        const ST *restrict x = src;                                                         \
+        for (size_t i = 0; i < n; i++)                                                      \
+            d[i] = (T)((UT)d[i] + (UT)s * (UT)x[i]);                                        \
     }
 
 INT_KERNEL(acc_int, int, unsigned, u_int)

@@ -232,7 +232,7 @@ void post_rdma(struct conn *c, enum ibv_wr_opcode op, void *local, uint32_t lkey
                uint64_t raddr, uint32_t rkey, struct inflight *inf)
 {
     struct rdma_batch b;
-    b.n = 0;
+    rdma_batch_init(&b);
     rdma_batch_add(&b, c, op, local, lkey, len, raddr, rkey, inf);
     rdma_batch_flush(&b);
 }

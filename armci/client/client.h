@@ -93,6 +93,12 @@ struct rdma_batch {
     struct ibv_sge sge[RDMA_BATCH_MAX];
 };
 
+static inline void rdma_batch_init(struct rdma_batch *b)
+{
+    b->c = NULL;
+    b->n = 0;
+}
+
 void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op, void *local,
                     uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey, struct inflight *inf);
 void rdma_batch_flush(struct rdma_batch *b);

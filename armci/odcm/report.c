@@ -121,8 +121,12 @@ void report_connections(const struct intmap *conns)
     printf("  %-28s %6s %8s %6s   %s\n", "", "min", "avg", "max", "static mode");
     printf("  %-28s %6ld %8.2f %6ld   %ld\n", "client->server per process", rc2s.min, c2s_avg,
            rc2s.max, (long)topo.num_nodes - 1);
-    printf("  %-28s %6ld %8.2f %6ld   up to %ld\n", "server->client per server", rs2c.min, s2c_avg,
-           rs2c.max, static_s2c_max);
+    if (static_s2c_min == static_s2c_max)
+        printf("  %-28s %6ld %8.2f %6ld   %ld\n", "server->client per server", rs2c.min, s2c_avg,
+               rs2c.max, static_s2c_max);
+    else
+        printf("  %-28s %6ld %8.2f %6ld   %ld-%ld\n", "server->client per server", rs2c.min,
+               s2c_avg, rs2c.max, static_s2c_min, static_s2c_max);
     printf("  connection memory: %.1f KiB (static mode: %.1f KiB, ratio %.3f)\n",
            mem_total / 1024.0, static_total / 1024.0, ratio);
     printf("  connection setup: min %.0f us, avg %.0f us, max %.0f us over %ld connections; "

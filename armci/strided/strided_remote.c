@@ -136,7 +136,7 @@ static void rdma_strided(const struct target *t, const struct stride_desc *d, ch
     const int *local_stride = write ? d->src_stride : d->dst_stride;
     const int *remote_stride = write ? d->dst_stride : d->src_stride;
     struct rdma_batch batch;
-    batch.n = 0;
+    rdma_batch_init(&batch);
     uint32_t lkey;
     bool in_place = !(write && blocking) &&
                     seg_local_lkey(local, stride_extent(local_stride, d->count, d->levels), &lkey);

@@ -151,8 +151,48 @@ static void test_puts_gets(unsigned char **mirror, int iters)
 
 /* ---- accumulate ---- */
 
+/*
+ * Reference accumulate, element by element through memcpy (any alignment):
+ * dst += scale * src. Integers wrap like the runtime's kernels.
+ */
+static void ref_acc(int type, const void *scale, unsigned char *dst, const unsigned char *src,
+                    size_t len)
+{
+#define REF_LOOP(T, EXPR)                                            \
+    for (size_t off = 0; off + sizeof(T) <= len; off += sizeof(T)) { \
+        T d, x, s;                                                   \
+        memcpy(&d, dst + off, sizeof(T));                            \
+        memcpy(&x, src + off, sizeof(T));                            \
+        memcpy(&s, scale, sizeof(T));                                \
+        d = EXPR;                                                    \
+        memcpy(dst + off, &d, sizeof(T));                            \
+    }
+    switch (type) {
+    case ARMCI_ACC_INT:
+        REF_LOOP(int, (int)((unsigned)d + (unsigned)s * (unsigned)x))
+        break;
+    case ARMCI_ACC_LNG:
+        REF_LOOP(long, (long)((unsigned long)d + (unsigned long)s * (unsigned long)x))
+        break;
+    case ARMCI_ACC_FLT:
+        REF_LOOP(float, d + s * x)
+        break;
+    case ARMCI_ACC_DBL:
+        REF_LOOP(double, d + s * x)
+        break;
+    case ARMCI_ACC_CPL:
+        REF_LOOP(float complex, d + s * x)
+        break;
+    default:
+        REF_LOOP(double complex, d + s * x)
+        break;
+    }
+#undef REF_LOOP
+}
+
 struct acc_ctx {
     int type;
+    const void *scale;
     unsigned char *image;
     const unsigned char *src;
 };
@@ -160,66 +200,7 @@ struct acc_ctx {
 static void acc_chunk(size_t roff, size_t loff, size_t len, void *ctx)
 {
     struct acc_ctx *a = ctx;
-    /* scale: int 3, long -2, float 0.5, double 4, complex (1 - 2i), double complex (-1 + 3i) */
-    size_t elems;
-    switch (a->type) {
-    case ARMCI_ACC_INT:
-        for (size_t i = 0; i < len / 4; i++) {
-            int d, x;
-            memcpy(&d, a->image + roff + 4 * i, 4);
-            memcpy(&x, a->src + loff + 4 * i, 4);
-            d = (int)((unsigned)d + 3u * (unsigned)x); /* wraps like the kernel */
-            memcpy(a->image + roff + 4 * i, &d, 4);
-        }
-        break;
-    case ARMCI_ACC_LNG:
-        for (size_t i = 0; i < len / 8; i++) {
-            long d, x;
-            memcpy(&d, a->image + roff + 8 * i, 8);
-            memcpy(&x, a->src + loff + 8 * i, 8);
-            d = (long)((unsigned long)d - 2ul * (unsigned long)x);
-            memcpy(a->image + roff + 8 * i, &d, 8);
-        }
-        break;
-    case ARMCI_ACC_FLT:
-        for (size_t i = 0; i < len / 4; i++) {
-            float d, x;
-            memcpy(&d, a->image + roff + 4 * i, 4);
-            memcpy(&x, a->src + loff + 4 * i, 4);
-            d += 0.5f * x;
-            memcpy(a->image + roff + 4 * i, &d, 4);
-        }
-        break;
-    case ARMCI_ACC_DBL:
-        for (size_t i = 0; i < len / 8; i++) {
-            double d, x;
-            memcpy(&d, a->image + roff + 8 * i, 8);
-            memcpy(&x, a->src + loff + 8 * i, 8);
-            d += 4.0 * x;
-            memcpy(a->image + roff + 8 * i, &d, 8);
-        }
-        break;
-    case ARMCI_ACC_CPL:
-        elems = len / 8;
-        for (size_t i = 0; i < elems; i++) {
-            float complex d, x;
-            memcpy(&d, a->image + roff + 8 * i, 8);
-            memcpy(&x, a->src + loff + 8 * i, 8);
-            d += (1.0f - 2.0f * I) * x;
-            memcpy(a->image + roff + 8 * i, &d, 8);
-        }
-        break;
-    default:
-        elems = len / 16;
-        for (size_t i = 0; i < elems; i++) {
-            double complex d, x;
-            memcpy(&d, a->image + roff + 16 * i, 16);
-            memcpy(&x, a->src + loff + 16 * i, 16);
-            d += (-1.0 + 3.0 * I) * x;
-            memcpy(a->image + roff + 16 * i, &d, 16);
-        }
-        break;
-    }
+    ref_acc(a->type, a->scale, a->image + roff, a->src + loff, len);
 }
 
 static size_t elem_of(int type)
@@ -295,7 +276,7 @@ static void test_accs(unsigned char **mirror, int iters)
                          s.rstride, s.count, s.levels, target, &h);
             ARMCI_Wait(&h);
         }
-        struct acc_ctx a = {type, mirror[target] + roff, local + loff};
+        struct acc_ctx a = {type, scales[type], mirror[target] + roff, local + loff};
         walk(&s, s.levels, 0, 0, acc_chunk, &a);
         ARMCI_Fence(target);
         verify_region(target, mirror[target], "AccS", it);
@@ -303,6 +284,15 @@ static void test_accs(unsigned char **mirror, int iters)
 }
 
 /* ---- vectors ---- */
+
+/* AccV scales: 2 for the real types and single complex, i for double complex. */
+static const int v_int = 2;
+static const long v_long = 2;
+static const float v_float = 2.0f;
+static const double v_double = 2.0;
+static const float v_cpl[2] = {2.0f, 0.0f};
+static const double v_dcp[2] = {0.0, 1.0};
+static const void *const vector_scales[] = {&v_int, &v_long, &v_float, &v_double, v_cpl, v_dcp};
 
 static void test_vectors(unsigned char **mirror, int iters)
 {
@@ -330,17 +320,10 @@ static void test_vectors(unsigned char **mirror, int iters)
             fill_pattern(local, REGION, (uint64_t)it * 31 + (uint64_t)me);
             ARMCI_PutV(&iov, 1, target);
         } else if (kind == 1) {
-            static const double two = 2.0;
-            static const int itwo = 2;
-            static const long ltwo = 2;
-            static const float ftwo = 2.0f;
-            static const float ctwo[2] = {2.0f, 0.0f};
-            static const double ztwo[2] = {0.0, 1.0};
-            const void *sc[] = {&itwo, &ltwo, &ftwo, &two, ctwo, ztwo};
             fill_values(local, REGION, type);
             armci_hdl_t h;
             ARMCI_INIT_HANDLE(&h);
-            ARMCI_NbAccV(type, (void *)sc[type], &iov, 1, target, &h);
+            ARMCI_NbAccV(type, (void *)vector_scales[type], &iov, 1, target, &h);
             ARMCI_Wait(&h);
         }
         if (kind == 2) {
@@ -360,60 +343,8 @@ static void test_vectors(unsigned char **mirror, int iters)
             if (kind == 0) {
                 memcpy(mirror[target] + roff, local + loff, (size_t)bytes);
             } else {
-                /* The reference applies AccV's scale of 2 (or i for double complex). */
-                unsigned char *img = mirror[target] + roff;
-                for (size_t off = 0; off < (size_t)bytes; off += e) {
-                    switch (type) {
-                    case ARMCI_ACC_INT: {
-                        int d, x;
-                        memcpy(&d, img + off, 4);
-                        memcpy(&x, local + loff + off, 4);
-                        d = (int)((unsigned)d + 2u * (unsigned)x);
-                        memcpy(img + off, &d, 4);
-                        break;
-                    }
-                    case ARMCI_ACC_LNG: {
-                        long d, x;
-                        memcpy(&d, img + off, 8);
-                        memcpy(&x, local + loff + off, 8);
-                        d = (long)((unsigned long)d + 2ul * (unsigned long)x);
-                        memcpy(img + off, &d, 8);
-                        break;
-                    }
-                    case ARMCI_ACC_FLT: {
-                        float d, x;
-                        memcpy(&d, img + off, 4);
-                        memcpy(&x, local + loff + off, 4);
-                        d += 2 * x;
-                        memcpy(img + off, &d, 4);
-                        break;
-                    }
-                    case ARMCI_ACC_DBL: {
-                        double d, x;
-                        memcpy(&d, img + off, 8);
-                        memcpy(&x, local + loff + off, 8);
-                        d += 2 * x;
-                        memcpy(img + off, &d, 8);
-                        break;
-                    }
-                    case ARMCI_ACC_CPL: {
-                        float complex d, x;
-                        memcpy(&d, img + off, 8);
-                        memcpy(&x, local + loff + off, 8);
-                        d += 2 * x;
-                        memcpy(img + off, &d, 8);
-                        break;
-                    }
-                    default: {
-                        double complex d, x;
-                        memcpy(&d, img + off, 16);
-                        memcpy(&x, local + loff + off, 16);
-                        d += I * x;
-                        memcpy(img + off, &d, 16);
-                        break;
-                    }
-                    }
-                }
+                ref_acc(type, vector_scales[type], mirror[target] + roff, local + loff,
+                        (size_t)bytes);
             }
         }
         ARMCI_Fence(target);

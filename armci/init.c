@@ -41,6 +41,7 @@ static void make_job_id(void)
     }
     MPI_Bcast(&id, 1, MPI_UNSIGNED_LONG_LONG, 0, rt.comm);
     snprintf(rt.job_id, sizeof(rt.job_id), "%llx", id);
+    armci_log("job id %s (shared-memory objects are named /armci-%s-*)", rt.job_id, rt.job_id);
 }
 
 static int init_common(int *argc, char ***argv, int requested, MPI_Comm comm, bool have_comm)

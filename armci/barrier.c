@@ -59,6 +59,7 @@ static uint64_t load(const volatile uint64_t *p)
 static void wait_for(const volatile uint64_t *p, uint64_t number)
 {
     double nap_after = 0;
+    long nap_ns = 20000;
     for (unsigned spins = 0; !reached(load(p), number); spins++) {
         if (spins < 128) {
             cpu_relax();
@@ -70,9 +71,11 @@ static void wait_for(const volatile uint64_t *p, uint64_t number)
         if (now_seconds() < nap_after) {
             sched_yield();
         } else {
-            /* A long wait: sleep, leaving the core to the data server and to others. */
-            struct timespec nap = {0, 50000};
+            /* A long wait: sleep ever longer (up to 1 ms), leaving the core to the data
+             * server and to others. */
+            struct timespec nap = {0, nap_ns};
             nanosleep(&nap, NULL);
+            nap_ns = nap_ns < 1000000 ? 2 * nap_ns : nap_ns;
         }
     }
 }

@@ -78,13 +78,13 @@ static void create_queues(void)
 static void create_buffers(void)
 {
     size_t bytes = srv.buf_size * (size_t)srv.nbufs;
-    srv.bufs = xmemalign(4096, bytes);
+    srv.bufs = xmalloc_registrable(bytes);
     srv.bufs_mr = net_reg("ARMCI_Init", srv.bufs, bytes, false);
     for (int i = 0; i < srv.nbufs; i++)
         post_buffer(i);
 
     size_t out_bytes = server_out_buf_size() * OUT_BUFS;
-    srv.out_region = xmemalign(4096, out_bytes);
+    srv.out_region = xmalloc_registrable(out_bytes);
     srv.out_mr = net_reg("ARMCI_Init", srv.out_region, out_bytes, false);
     srv.out_all = xcalloc(OUT_BUFS, sizeof(struct out_buf));
     for (int i = 0; i < OUT_BUFS; i++) {

@@ -74,6 +74,13 @@ def main(out):
               % (layout, speak("odcm", layout, "default", "puts") / contig,
                  speak("odcm", layout, "default", "gets") / contig,
                  speak("odcm", layout, "default", "accs") / contig))
+        big = max(int(r["n"]) for r in st if r["impl"] == "odcm" and r["layout"] == layout)
+        at = lambda op: num(pick(st, impl="odcm", layout=layout, variant="default", op=op, n=big),
+                            "MB_per_s")
+        print("strided %s at %dx%d (same bytes as the contiguous put): puts/contig %.2f "
+              "gets/contig %.2f accs/contig %.2f"
+              % (layout, big, big, at("puts") / at("put-contig"), at("gets") / at("put-contig"),
+                 at("accs") / at("put-contig")))
     for n in (4, 8, 16, 32, 64):
         vals = []
         for variant in ("all-rdma", "all-packed", "default"):

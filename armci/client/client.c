@@ -48,16 +48,9 @@ static void setup_bounces(void)
 
 void reply_buffer_post(int index)
 {
-    struct ibv_sge sge = {
-        .addr = (uintptr_t)ep.reply_bufs + (size_t)index * REPLY_BUF_SIZE,
-        .length = REPLY_BUF_SIZE,
-        .lkey = ep.reply_mr->lkey,
-    };
-    struct ibv_recv_wr wr = {.wr_id = reply_wr_id(index), .sg_list = &sge, .num_sge = 1};
-    struct ibv_recv_wr *bad;
-    int rc = ibv_post_srq_recv(ep.reply_srq, &wr, &bad);
-    if (rc)
-        armci_die(NULL, "ibv_post_srq_recv (client reply buffer) failed: %s", strerror(rc));
+    verbs_post_srq_buffer(ep.reply_srq, (char *)ep.reply_bufs + (size_t)index * REPLY_BUF_SIZE,
+                          REPLY_BUF_SIZE, ep.reply_mr->lkey, reply_wr_id(index),
+                          "client reply buffer");
 }
 
 const struct ds_reply *reply_buffer(int index)

@@ -42,16 +42,8 @@ static uint64_t recv_wr_id(int index)
 
 static void post_buffer(int index)
 {
-    struct ibv_sge sge = {
-        .addr = (uintptr_t)(srv.bufs + (size_t)index * srv.buf_size),
-        .length = (uint32_t)srv.buf_size,
-        .lkey = srv.bufs_mr->lkey,
-    };
-    struct ibv_recv_wr wr = {.wr_id = recv_wr_id(index), .sg_list = &sge, .num_sge = 1};
-    struct ibv_recv_wr *bad;
-    int rc = ibv_post_srq_recv(srv.srq, &wr, &bad);
-    if (rc)
-        armci_die(NULL, "ibv_post_srq_recv (data server) failed: %s", strerror(rc));
+    verbs_post_srq_buffer(srv.srq, srv.bufs + (size_t)index * srv.buf_size, (uint32_t)srv.buf_size,
+                          srv.bufs_mr->lkey, recv_wr_id(index), "data server request buffer");
 }
 
 static void create_queues(void)

@@ -96,12 +96,9 @@ void client_fini(void)
         return;
     if (ep.events_unacked)
         ibv_ack_cq_events(ep.cq, ep.events_unacked);
-    if (ibv_destroy_srq(ep.reply_srq))
-        armci_warn("ibv_destroy_srq (client replies) failed: %s", strerror(errno));
-    if (ibv_destroy_cq(ep.cq))
-        armci_warn("ibv_destroy_cq (client) failed: %s", strerror(errno));
-    if (ibv_destroy_comp_channel(ep.channel))
-        armci_warn("ibv_destroy_comp_channel (client) failed: %s", strerror(errno));
+    verbs_destroy_srq(ep.reply_srq, "client replies");
+    verbs_destroy_cq(ep.cq, "client");
+    verbs_destroy_channel(ep.channel, "client");
     net_dereg(ep.reply_mr);
     net_dereg(ep.bounce_mr);
     free(ep.reply_bufs);

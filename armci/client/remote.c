@@ -87,13 +87,12 @@ struct pending_op {
 };
 
 /* True if the operation was queued (the connection is not ready, or others wait before it). */
-static bool queue_if_connecting(enum pending_kind kind, const struct target *t, const void *src,
-                                void *dst, size_t bytes, int datatype, const void *scale,
-                                struct request *req, bool blocking)
+static bool queue_if_connecting(struct conn *c, enum pending_kind kind, const struct target *t,
+                                const void *src, void *dst, size_t bytes, int datatype,
+                                const void *scale, struct request *req, bool blocking)
 {
     if (blocking)
-        return false; /* cm_conn waits, draining the queue first */
-    struct conn *c = cm_conn_start(t->node);
+        return false; /* cm_conn_ready waits, draining the queue first */
     if (c->state == CONN_READY && !c->queue_head)
         return false;
     struct pending_op *op = xcalloc(1, sizeof(*op));
@@ -142,9 +141,11 @@ void remote_drain(struct conn *c)
 void remote_put(const struct target *t, const void *src, size_t bytes, struct request *req,
                 bool blocking)
 {
-    if (queue_if_connecting(PENDING_PUT, t, src, NULL, bytes, 0, NULL, req, blocking))
+    /* One table lookup: queue on a connection still being set up, else post on it. */
+    struct conn *c = cm_conn_start(t->node);
+    if (queue_if_connecting(c, PENDING_PUT, t, src, NULL, bytes, 0, NULL, req, blocking))
         return;
-    struct conn *c = cm_conn(t->node);
+    cm_conn_ready(c);
     void *s = (void *)src;
     uint32_t lkey = 0;
     bool inline_ok = bytes <= c->max_inline;
@@ -171,9 +172,11 @@ void remote_put(const struct target *t, const void *src, size_t bytes, struct re
 
 void remote_get(const struct target *t, void *dst, size_t bytes, struct request *req, bool blocking)
 {
-    if (queue_if_connecting(PENDING_GET, t, NULL, dst, bytes, 0, NULL, req, blocking))
+    /* One table lookup: queue on a connection still being set up, else post on it. */
+    struct conn *c = cm_conn_start(t->node);
+    if (queue_if_connecting(c, PENDING_GET, t, NULL, dst, bytes, 0, NULL, req, blocking))
         return;
-    struct conn *c = cm_conn(t->node);
+    cm_conn_ready(c);
     struct request done = {0};
     struct request *r = blocking ? &done : req;
     uint32_t lkey;
@@ -204,9 +207,11 @@ static size_t acc_chunk(size_t elem)
 void remote_acc(const struct target *t, int datatype, const void *scale, const void *src,
                 size_t bytes, struct request *req, bool blocking)
 {
-    if (queue_if_connecting(PENDING_ACC, t, src, NULL, bytes, datatype, scale, req, blocking))
+    /* One table lookup: queue on a connection still being set up, else post on it. */
+    struct conn *c = cm_conn_start(t->node);
+    if (queue_if_connecting(c, PENDING_ACC, t, src, NULL, bytes, datatype, scale, req, blocking))
         return;
-    struct conn *c = cm_conn(t->node);
+    cm_conn_ready(c);
     size_t elem = acc_elem_size(datatype);
     size_t chunk = acc_chunk(elem);
     /* The payload is copied into the request, so src is reusable at once either way. */

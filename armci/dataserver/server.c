@@ -376,12 +376,10 @@ void server_fini(void)
     link_close();
     if (srv.events_unacked)
         ibv_ack_cq_events(srv.recv_cq, srv.events_unacked);
-    if (ibv_destroy_srq(srv.srq))
-        armci_warn("ibv_destroy_srq (data server) failed: %s", strerror(errno));
-    if (ibv_destroy_cq(srv.recv_cq) || ibv_destroy_cq(srv.send_cq))
-        armci_warn("ibv_destroy_cq (data server) failed: %s", strerror(errno));
-    if (ibv_destroy_comp_channel(srv.channel))
-        armci_warn("ibv_destroy_comp_channel (data server) failed: %s", strerror(errno));
+    verbs_destroy_srq(srv.srq, "data server");
+    verbs_destroy_cq(srv.recv_cq, "data server requests");
+    verbs_destroy_cq(srv.send_cq, "data server replies");
+    verbs_destroy_channel(srv.channel, "data server");
     net_dereg(srv.bufs_mr);
     net_dereg(srv.out_mr);
     free(srv.bufs);

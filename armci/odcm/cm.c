@@ -124,9 +124,8 @@ struct conn *cm_conn_start(int node)
     return c;
 }
 
-struct conn *cm_conn(int node)
+struct conn *cm_conn_ready(struct conn *c)
 {
-    struct conn *c = cm_conn_start(node);
     if (c->state == CONN_READY && !c->queue_head)
         return c;
     /* Operations queued while connecting go first: FIFO. */
@@ -134,6 +133,11 @@ struct conn *cm_conn(int node)
         progress_wait();
     remote_drain(c);
     return c;
+}
+
+struct conn *cm_conn(int node)
+{
+    return cm_conn_ready(cm_conn_start(node));
 }
 
 int cm_conn_count(void)

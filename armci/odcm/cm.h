@@ -50,6 +50,9 @@ struct conn *cm_conn(int node);
 /* The connection to `node`, starting its setup if needed, without waiting. */
 struct conn *cm_conn_start(int node);
 
+/* Waits until c is ready and the operations queued on it are posted; returns c. */
+struct conn *cm_conn_ready(struct conn *c);
+
 /* Posts the operations queued on connections that have become ready. */
 void cm_drain_ready(void);
 

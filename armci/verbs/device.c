@@ -149,3 +149,21 @@ void verbs_post_srq_buffer(struct ibv_srq *srq, void *addr, uint32_t len, uint32
     if (rc)
         armci_die(NULL, "ibv_post_srq_recv (%s) failed: %s", what, strerror(rc));
 }
+
+void verbs_destroy_srq(struct ibv_srq *srq, const char *who)
+{
+    if (srq && ibv_destroy_srq(srq))
+        armci_warn("ibv_destroy_srq (%s) failed: %s", who, strerror(errno));
+}
+
+void verbs_destroy_cq(struct ibv_cq *cq, const char *who)
+{
+    if (cq && ibv_destroy_cq(cq))
+        armci_warn("ibv_destroy_cq (%s) failed: %s", who, strerror(errno));
+}
+
+void verbs_destroy_channel(struct ibv_comp_channel *ch, const char *who)
+{
+    if (ch && ibv_destroy_comp_channel(ch))
+        armci_warn("ibv_destroy_comp_channel (%s) failed: %s", who, strerror(errno));
+}

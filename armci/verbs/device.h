@@ -44,6 +44,11 @@ struct verbs_addr verbs_my_addr(uint32_t qpn, uint32_t psn);
 /* Address vector towards `peer` (for RTR and for UD address handles). */
 void verbs_fill_ah_attr(struct ibv_ah_attr *ah, const struct verbs_addr *peer);
 
+/* Teardown: each verb's failure is reported (naming `who`), never fatal at finalize. */
+void verbs_destroy_srq(struct ibv_srq *srq, const char *who);
+void verbs_destroy_cq(struct ibv_cq *cq, const char *who);
+void verbs_destroy_channel(struct ibv_comp_channel *ch, const char *who);
+
 /* Posts one receive buffer to an SRQ; `what` names it if the verb fails. */
 void verbs_post_srq_buffer(struct ibv_srq *srq, void *addr, uint32_t len, uint32_t lkey,
                            uint64_t wr_id, const char *what);

@@ -1,4 +1,6 @@
 /* ARMCI_Init/Finalize: brings every module up in dependency order and down in reverse. */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -19,6 +21,7 @@
 #include "runtime.h"
 #include "segment.h"
 #include "sync.h"
+#include "thread_check.h"
 #include "topology.h"
 
 struct runtime rt;
@@ -27,6 +30,17 @@ void rt_require_init(const char *call)
 {
     if (!rt.initialized)
         armci_die(call, "ARMCI is not initialised: call ARMCI_Init first");
+}
+
+/* With ARMCI_VERBOSE=1, names the library file, so nobody mistakes another ARMCI for it. */
+static void log_library(void)
+{
+    Dl_info info;
+    const char *file = dladdr((void *)PARMCI_Init, &info) && info.dli_fname ? info.dli_fname
+                                                                           : "(unknown file)";
+    if (rt.me == 0)
+        armci_log("ARMCI-ODCM %d.%d: libarmci code in %s", ARMCI_ODCM_VERSION_MAJOR,
+                  ARMCI_ODCM_VERSION_MINOR, file);
 }
 
 /* A name unique to this job for its shared-memory objects. */
@@ -64,9 +78,12 @@ static int init_common(int *argc, char ***argv, int requested, MPI_Comm comm, bo
     MPI_Comm_size(rt.comm, &rt.nprocs);
 
     cfg_load();
-    if (requested == MPI_THREAD_MULTIPLE && rt.me == 0)
-        armci_warn("ARMCI_Init_thread: MPI_THREAD_MULTIPLE requested, but ARMCI calls must not "
-                   "be made by several threads at once (serialize them)");
+    log_library();
+    /* MPI may have granted MULTIPLE before us (GA initialises MPI itself). */
+    thread_check_active = rt.thread_level == MPI_THREAD_MULTIPLE;
+    if (thread_check_active && rt.me == 0)
+        armci_warn("MPI_THREAD_MULTIPLE: this libarmci supports MPI_THREAD_SERIALIZED use only; "
+                   "two threads inside ARMCI at once end the job with an error");
     make_job_id();
     topo_init();
     node_shared_init();
@@ -131,6 +148,7 @@ int PARMCI_Finalize(void)
     node_shared_fini();
     topo_fini();
     MPI_Comm_free(&rt.comm);
+    thread_check_active = false;
     rt.initialized = false;
     rt.finalized = true;
     if (rt.we_initialized_mpi)

@@ -14,6 +14,7 @@
 #include "../net.h"
 #include "../odcm/cm.h"
 #include "../progress.h"
+#include "../thread_check.h"
 #include "../util.h"
 #include "client.h"
 #include "replies.h"
@@ -141,8 +142,10 @@ static int poll_all(void)
 
 void progress_poll(void)
 {
+    thread_check_enter();
     if (net_active())
         poll_all();
+    thread_check_leave();
 }
 
 static int block_timeout_ms(void)
@@ -154,7 +157,7 @@ static int block_timeout_ms(void)
     return ms < MAX_BLOCK_MS ? ms : MAX_BLOCK_MS;
 }
 
-void progress_wait(void)
+static void wait_once(void)
 {
     if (!net_active()) {
         sched_yield();
@@ -188,4 +191,11 @@ void progress_wait(void)
         ibv_ack_cq_events(ep.cq, ep.events_unacked);
         ep.events_unacked = 0;
     }
+}
+
+void progress_wait(void)
+{
+    thread_check_enter();
+    wait_once();
+    thread_check_leave();
 }

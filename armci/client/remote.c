@@ -20,6 +20,7 @@
 #include "../odcm/cm.h"
 #include "../progress.h"
 #include "../runtime.h"
+#include "../thread_check.h"
 #include "../topology.h"
 #include "../util.h"
 #include "client.h"
@@ -138,8 +139,8 @@ void remote_drain(struct conn *c)
     }
 }
 
-void remote_put(const struct target *t, const void *src, size_t bytes, struct request *req,
-                bool blocking)
+static void put_now(const struct target *t, const void *src, size_t bytes, struct request *req,
+                 bool blocking)
 {
     /* One table lookup: queue on a connection still being set up, else post on it. */
     struct conn *c = cm_conn_start(t->node);
@@ -170,7 +171,7 @@ void remote_put(const struct target *t, const void *src, size_t bytes, struct re
     }
 }
 
-void remote_get(const struct target *t, void *dst, size_t bytes, struct request *req, bool blocking)
+static void get_now(const struct target *t, void *dst, size_t bytes, struct request *req, bool blocking)
 {
     /* One table lookup: queue on a connection still being set up, else post on it. */
     struct conn *c = cm_conn_start(t->node);
@@ -204,8 +205,8 @@ static size_t acc_chunk(size_t elem)
     return room / elem * elem;
 }
 
-void remote_acc(const struct target *t, int datatype, const void *scale, const void *src,
-                size_t bytes, struct request *req, bool blocking)
+static void acc_now(const struct target *t, int datatype, const void *scale, const void *src,
+                 size_t bytes, struct request *req, bool blocking)
 {
     /* One table lookup: queue on a connection still being set up, else post on it. */
     struct conn *c = cm_conn_start(t->node);
@@ -226,10 +227,35 @@ void remote_acc(const struct target *t, int datatype, const void *scale, const v
     }
 }
 
+/* The transport's entry points: each is checked against concurrent threads (thread_check.h). */
+void remote_put(const struct target *t, const void *src, size_t bytes, struct request *req,
+                bool blocking)
+{
+    thread_check_enter();
+    put_now(t, src, bytes, req, blocking);
+    thread_check_leave();
+}
+
+void remote_get(const struct target *t, void *dst, size_t bytes, struct request *req, bool blocking)
+{
+    thread_check_enter();
+    get_now(t, dst, bytes, req, blocking);
+    thread_check_leave();
+}
+
+void remote_acc(const struct target *t, int datatype, const void *scale, const void *src,
+                size_t bytes, struct request *req, bool blocking)
+{
+    thread_check_enter();
+    acc_now(t, datatype, scale, src, bytes, req, blocking);
+    thread_check_leave();
+}
+
 /* Sends one payload-free request and waits for its reply; returns the reply's value. */
 static int64_t request_and_wait(const struct target *t, enum ds_op op, uint64_t len, int rmw_op,
                                 int64_t value, const char *what)
 {
+    thread_check_enter();
     struct conn *c = cm_conn(t->node);
     struct bounce *b;
     struct ds_request *rq = request_begin(c, op, t, 0, len, &b);
@@ -241,6 +267,7 @@ static int64_t request_and_wait(const struct target *t, enum ds_op op, uint64_t 
     f->result = &result;
     request_send(c, rq, b, 0, f, what);
     req_wait(&done);
+    thread_check_leave();
     return result;
 }
 
@@ -258,28 +285,35 @@ void remote_lock(const struct target *t)
 void remote_unlock(const struct target *t)
 {
     /* Writes issued before on this connection land first (RC order); no need to wait. */
+    thread_check_enter();
     struct conn *c = cm_conn(t->node);
     struct bounce *b;
     struct ds_request *rq = request_begin(c, DS_UNLOCK, t, 0, sizeof(struct ticket_lock), &b);
     request_send(c, rq, b, 0, inflight_new(INF_REQUEST, c, req_implicit()), "unlock");
+    thread_check_leave();
 }
 
 void remote_fence(int node)
 {
+    thread_check_enter();
     struct conn *c = cm_conn_if_exists(node);
     while (c && c->outstanding > 0)
         progress_wait();
+    thread_check_leave();
 }
 
 void remote_fence_all(void)
 {
+    thread_check_enter();
     while (ep.outstanding > 0)
         progress_wait();
+    thread_check_leave();
 }
 
 int remote_raw_request(const struct target *t, const struct ds_request *proto, const void *payload,
                        size_t payload_len, int64_t *value)
 {
+    thread_check_enter();
     struct conn *c = cm_conn(t->node);
     struct bounce *b;
     struct ds_request *rq = request_begin(c, (enum ds_op)proto->op, t, 0, proto->len, &b);
@@ -294,6 +328,7 @@ int remote_raw_request(const struct target *t, const struct ds_request *proto, c
     f->status = &status;
     request_send(c, rq, b, payload_len, f, "raw request");
     req_wait(&done);
+    thread_check_leave();
     if (value)
         *value = result;
     return status;

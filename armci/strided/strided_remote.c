@@ -20,6 +20,7 @@
 #include "../odcm/cm.h"
 #include "../remote.h"
 #include "../util.h"
+#include "../thread_check.h"
 
 /* Room for packed data in one request to the data server. */
 static size_t request_room(void)
@@ -182,12 +183,14 @@ static void rdma_strided(const struct target *t, const struct stride_desc *d, ch
 void strided_remote_put(const struct target *t, const struct stride_desc *d, const char *src,
                         struct request *req, bool blocking)
 {
+    thread_check_enter();
     if (use_packing(d, request_room()))
         send_packed(t, d, src, DS_PUT_PACKED, 0, NULL, req); /* copied: src is free at once */
     else if ((size_t)d->count[0] <= cfg.bounce_size)
         rdma_strided(t, d, (char *)src, true, req, blocking);
     else
         chunk_by_chunk_put(t, d, src, req, blocking);
+    thread_check_leave();
 }
 
 /* Packed path of a get: the data server gathers each piece and RDMA-writes it back. */
@@ -216,6 +219,7 @@ static void packed_get(const struct target *t, const struct stride_desc *d, char
 void strided_remote_get(const struct target *t, const struct stride_desc *d, char *dst,
                         struct request *req, bool blocking)
 {
+    thread_check_enter();
     /* The packed image travels back by RDMA into a bounce buffer: at most one bounce. */
     size_t room = MIN(cfg.bounce_size, request_room());
     struct request done = {0};
@@ -233,19 +237,23 @@ void strided_remote_get(const struct target *t, const struct stride_desc *d, cha
     }
     if (blocking)
         req_wait(&done);
+    thread_check_leave();
 }
 
 void strided_remote_acc(const struct target *t, const struct stride_desc *d, int datatype,
                         const void *scale, const char *src, struct request *req, bool blocking)
 {
+    thread_check_enter();
     if ((size_t)d->count[0] <= request_room()) {
         send_packed(t, d, src, DS_ACC_PACKED, datatype, scale, req);
-        return;
+    } else {
+        /* Chunks larger than a request: each is a contiguous accumulate of its own. */
+        struct stride_iter it;
+        for (stride_iter_begin(&it, d); !it.done; stride_iter_next(&it)) {
+            struct target c = offset_target(t, it.dst_off);
+            remote_acc(&c, datatype, scale, src + it.src_off, (size_t)d->count[0], req,
+                       blocking);
+        }
     }
-    /* Chunks larger than a request: each is a contiguous accumulate of its own. */
-    struct stride_iter it;
-    for (stride_iter_begin(&it, d); !it.done; stride_iter_next(&it)) {
-        struct target c = offset_target(t, it.dst_off);
-        remote_acc(&c, datatype, scale, src + it.src_off, (size_t)d->count[0], req, blocking);
-    }
+    thread_check_leave();
 }

@@ -9,6 +9,7 @@
 #include "../dataserver/protocol.h"
 #include "../odcm/cm.h"
 #include "../remote.h"
+#include "../thread_check.h"
 #include "../util.h"
 
 static size_t request_room(void)
@@ -71,27 +72,31 @@ static void send_batch(int op, const struct target *ts, void *const *local, int 
 void vector_remote_put(const struct target *ts, void *const *local, int n, size_t bytes,
                        struct request *req, bool blocking)
 {
+    thread_check_enter();
     if (!batched(bytes, true)) {
         for (int i = 0; i < n; i++)
             remote_put(&ts[i], local[i], bytes, req, blocking);
-        return;
+    } else {
+        int k = batch_size(bytes, true);
+        for (int i = 0; i < n; i += k) /* data is copied into the requests: local is free at once */
+            send_batch(DS_PUT_IOV, ts + i, local + i, MIN(k, n - i), bytes, 0, NULL, req, NULL);
     }
-    int k = batch_size(bytes, true);
-    for (int i = 0; i < n; i += k) /* data is copied into the requests: local is free at once */
-        send_batch(DS_PUT_IOV, ts + i, local + i, MIN(k, n - i), bytes, 0, NULL, req, NULL);
+    thread_check_leave();
 }
 
 void vector_remote_acc(const struct target *ts, void *const *local, int n, size_t bytes,
                        int datatype, const void *scale, struct request *req, bool blocking)
 {
+    thread_check_enter();
     if (!batched(bytes, true)) {
         for (int i = 0; i < n; i++)
             remote_acc(&ts[i], datatype, scale, local[i], bytes, req, blocking);
-        return;
+    } else {
+        int k = batch_size(bytes, true);
+        for (int i = 0; i < n; i += k)
+            send_batch(DS_ACC_IOV, ts + i, local + i, MIN(k, n - i), bytes, datatype, scale, req, NULL);
     }
-    int k = batch_size(bytes, true);
-    for (int i = 0; i < n; i += k)
-        send_batch(DS_ACC_IOV, ts + i, local + i, MIN(k, n - i), bytes, datatype, scale, req, NULL);
+    thread_check_leave();
 }
 
 /* Where the gathered segments of a vector get go when they arrive. */
@@ -112,6 +117,7 @@ static void scatter_on_arrival(struct inflight *f)
 void vector_remote_get(const struct target *ts, void *const *local, int n, size_t bytes,
                        struct request *req, bool blocking)
 {
+    thread_check_enter();
     struct request done = {0};
     struct request *r = blocking ? &done : req;
     if (!batched(bytes, false)) {
@@ -130,4 +136,5 @@ void vector_remote_get(const struct target *ts, void *const *local, int n, size_
     }
     if (blocking)
         req_wait(&done);
+    thread_check_leave();
 }

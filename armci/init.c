@@ -36,8 +36,8 @@ void rt_require_init(const char *call)
 static void log_library(void)
 {
     Dl_info info;
-    const char *file = dladdr((void *)PARMCI_Init, &info) && info.dli_fname ? info.dli_fname
-                                                                           : "(unknown file)";
+    const char *file =
+        dladdr((void *)PARMCI_Init, &info) && info.dli_fname ? info.dli_fname : "(unknown file)";
     if (rt.me == 0)
         armci_log("ARMCI-ODCM %d.%d: libarmci code in %s", ARMCI_ODCM_VERSION_MAJOR,
                   ARMCI_ODCM_VERSION_MINOR, file);

@@ -46,62 +46,24 @@ static void setup_bounces(void)
     ep.bounces_free = cfg.bounce_count;
 }
 
-void reply_buffer_post(int index)
-{
-    verbs_post_srq_buffer(ep.reply_srq, (char *)ep.reply_bufs + (size_t)index * REPLY_BUF_SIZE,
-                          REPLY_BUF_SIZE, ep.reply_mr->lkey, reply_wr_id(index),
-                          "client reply buffer");
-}
-
-const struct ds_reply *reply_buffer(int index)
-{
-    return (const struct ds_reply *)((char *)ep.reply_bufs + (size_t)index * REPLY_BUF_SIZE);
-}
-
-static void setup_replies(void)
-{
-    ep.nreply_bufs = CLIENT_REPLY_BUFS;
-    struct ibv_srq_init_attr attr = {.attr = {.max_wr = (uint32_t)ep.nreply_bufs, .max_sge = 1}};
-    ep.reply_srq = ibv_create_srq(vdev.pd, &attr);
-    if (!ep.reply_srq)
-        armci_die("ARMCI_Init", "ibv_create_srq (client replies, %d buffers) failed: %s",
-                  ep.nreply_bufs, strerror(errno));
-    size_t bytes = (size_t)ep.nreply_bufs * REPLY_BUF_SIZE;
-    ep.reply_bufs = xmemalign(4096, bytes);
-    ep.reply_mr = net_reg("ARMCI_Init", ep.reply_bufs, bytes, false);
-    for (int i = 0; i < ep.nreply_bufs; i++)
-        reply_buffer_post(i);
-    ep.reply_slots = ep.nreply_bufs;
-}
-
 void client_init(void)
 {
-    ep.channel = ibv_create_comp_channel(vdev.ctx);
-    if (!ep.channel)
-        armci_die("ARMCI_Init", "ibv_create_comp_channel (client) failed: %s", strerror(errno));
-    set_nonblocking(ep.channel->fd, "client completion channel");
     ep.send_budget = CLIENT_SEND_BUDGET;
-    int cqe = CLIENT_SEND_BUDGET + CLIENT_REPLY_BUFS + 64;
-    ep.cq = ibv_create_cq(vdev.ctx, cqe, NULL, ep.channel, 0);
-    if (!ep.cq)
-        armci_die("ARMCI_Init", "ibv_create_cq (client, %d entries) failed: %s", cqe,
-                  strerror(errno));
-    setup_replies();
+    endpoint_create(&ep.cq, "client", CLIENT_SEND_BUDGET + CLIENT_REPLY_BUFS + 64, true);
+    endpoint_on(&ep.cq, WR_TAG_POINTER, on_send_completion, NULL);
+    recv_pool_create(&ep.replies, "client reply buffers", CLIENT_REPLY_BUFS, REPLY_BUF_SIZE,
+                     vdev.pd, &ep.cq, WR_TAG_RECV, on_reply, NULL);
+    ep.reply_slots = CLIENT_REPLY_BUFS;
     setup_bounces();
 }
 
 void client_fini(void)
 {
-    if (!ep.cq)
+    if (!ep.cq.cq)
         return;
-    if (ep.events_unacked)
-        ibv_ack_cq_events(ep.cq, ep.events_unacked);
-    verbs_destroy_srq(ep.reply_srq, "client replies");
-    verbs_destroy_cq(ep.cq, "client");
-    verbs_destroy_channel(ep.channel, "client");
-    net_dereg(ep.reply_mr);
+    recv_pool_destroy(&ep.replies);
+    endpoint_destroy(&ep.cq);
     net_dereg(ep.bounce_mr);
-    free(ep.reply_bufs);
     free(ep.bounce_region);
     free(ep.bounce_all);
     while (inflight_free) {

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "../request.h"
+#include "../verbs/endpoint.h"
 
 struct conn;
 
@@ -51,22 +52,17 @@ struct inflight {
 };
 
 struct client_ep {
-    struct ibv_comp_channel *channel;
-    struct ibv_cq *cq;
-    int send_budget; /* send WRs that may be posted at once over all QPs */
+    struct endpoint cq;       /* every client QP and the client's UD channel complete here */
+    struct recv_pool replies; /* SRQ of all client QPs: one buffer per reply outstanding */
+    int send_budget;          /* send WRs that may be posted at once over all QPs */
     int sends_posted;
     int outstanding; /* operations not yet complete, over all connections */
-    struct ibv_srq *reply_srq;
     int reply_slots; /* free reply buffers = requests that may still be sent */
-    void *reply_bufs;
-    struct net_mr *reply_mr;
-    int nreply_bufs;
     void *bounce_region;
     struct net_mr *bounce_mr;
     struct bounce *bounce_all;
     struct bounce *bounce_free;
     int bounces_free;
-    unsigned events_unacked;
 };
 
 extern struct client_ep ep;

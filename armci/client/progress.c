@@ -4,8 +4,6 @@
  * blocks on the CQ's completion channel instead of spinning, so waiting
  * processes leave the cores to the ones doing work.
  */
-#include <errno.h>
-#include <poll.h>
 #include <sched.h>
 #include <string.h>
 
@@ -24,7 +22,6 @@
 #define SPIN_SECONDS 30e-6
 /* Longest sleep without an event: bounds how late a timer (retransmission) runs. */
 #define MAX_BLOCK_MS 10
-#define CQ_BATCH     32
 
 long client_server_errors; /* rejected requests, counted when ARMCI_TEST_HOOKS says so */
 
@@ -55,7 +52,7 @@ static const char *status_name(int status)
     }
 }
 
-static void on_send_completion(const struct ibv_wc *wc)
+void on_send_completion(void *ctx, const struct ibv_wc *wc)
 {
     struct inflight *f = wr_id_pointer(wc->wr_id);
     struct conn *c = f->conn;
@@ -83,13 +80,9 @@ static void on_send_completion(const struct ibv_wc *wc)
     }
 }
 
-static void on_reply(const struct ibv_wc *wc)
+void on_reply(void *ctx, const struct ibv_wc *wc)
 {
-    int index = (int)wr_id_index(wc->wr_id);
-    if (wc->status != IBV_WC_SUCCESS)
-        armci_die(NULL, "receiving a data-server reply failed: %s", ibv_wc_status_str(wc->status));
-    struct ds_reply r = *reply_buffer(index);
-    reply_buffer_post(index);
+    struct ds_reply r = *(const struct ds_reply *)recv_pool_buffer(&ep.replies, wc);
     ep.reply_slots++;
 
     struct inflight *f = (struct inflight *)(uintptr_t)r.token;
@@ -108,33 +101,9 @@ static void on_reply(const struct ibv_wc *wc)
         complete(f);
 }
 
-/* Handles what the CQ holds; returns how many completions there were. */
-static int poll_cq_once(void)
-{
-    struct ibv_wc wc[CQ_BATCH];
-    int n = ibv_poll_cq(ep.cq, CQ_BATCH, wc);
-    if (n < 0)
-        armci_die(NULL, "ibv_poll_cq (client) failed: %d", n);
-    for (int i = 0; i < n; i++) {
-        switch (wr_id_tag(wc[i].wr_id)) {
-        case WR_TAG_RECV:
-            on_reply(&wc[i]);
-            break;
-        case WR_TAG_UD_RECV:
-        case WR_TAG_UD_SEND:
-            cm_client_ud_completion(&wc[i]);
-            break;
-        default:
-            on_send_completion(&wc[i]);
-            break;
-        }
-    }
-    return n;
-}
-
 static int poll_all(void)
 {
-    int n = poll_cq_once();
+    int n = endpoint_poll(&ep.cq);
     cm_progress();
     cm_drain_ready();
     return n;
@@ -169,28 +138,7 @@ static void wait_once(void)
             return;
         cpu_relax();
     } while (now_seconds() < spin_until);
-    /* Arm, then look once more: a completion may have slipped in before the arm. */
-    int rc = ibv_req_notify_cq(ep.cq, 0);
-    if (rc)
-        armci_die(NULL, "ibv_req_notify_cq (client) failed: %s", strerror(rc));
-    if (poll_all())
-        return;
-    struct pollfd pfd = {.fd = ep.channel->fd, .events = POLLIN};
-    if (poll(&pfd, 1, block_timeout_ms()) <= 0)
-        return;
-    struct ibv_cq *cq;
-    void *ctx;
-    /* Non-blocking channel: a wake-up without an event must not stall the timers. */
-    if (ibv_get_cq_event(ep.channel, &cq, &ctx)) {
-        if (errno == EAGAIN)
-            return;
-        armci_die(NULL, "ibv_get_cq_event (client) failed: %s", strerror(errno));
-    }
-    /* Acknowledging is costly: do it in batches. */
-    if (++ep.events_unacked >= 64) {
-        ibv_ack_cq_events(ep.cq, ep.events_unacked);
-        ep.events_unacked = 0;
-    }
+    endpoint_wait(&ep.cq, block_timeout_ms(), NULL, 0);
 }
 
 void progress_wait(void)

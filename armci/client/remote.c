@@ -140,7 +140,7 @@ void remote_drain(struct conn *c)
 }
 
 static void put_now(const struct target *t, const void *src, size_t bytes, struct request *req,
-                 bool blocking)
+                    bool blocking)
 {
     /* One table lookup: queue on a connection still being set up, else post on it. */
     struct conn *c = cm_conn_start(t->node);
@@ -171,7 +171,8 @@ static void put_now(const struct target *t, const void *src, size_t bytes, struc
     }
 }
 
-static void get_now(const struct target *t, void *dst, size_t bytes, struct request *req, bool blocking)
+static void get_now(const struct target *t, void *dst, size_t bytes, struct request *req,
+                    bool blocking)
 {
     /* One table lookup: queue on a connection still being set up, else post on it. */
     struct conn *c = cm_conn_start(t->node);
@@ -206,7 +207,7 @@ static size_t acc_chunk(size_t elem)
 }
 
 static void acc_now(const struct target *t, int datatype, const void *scale, const void *src,
-                 size_t bytes, struct request *req, bool blocking)
+                    size_t bytes, struct request *req, bool blocking)
 {
     /* One table lookup: queue on a connection still being set up, else post on it. */
     struct conn *c = cm_conn_start(t->node);

@@ -1,4 +1,4 @@
-/* Client reply buffers and in-flight records, shared by client.c and progress.c. */
+/* What client.c and progress.c share: completion handlers and in-flight records. */
 #ifndef ARMCI_CLIENT_REPLIES_H
 #define ARMCI_CLIENT_REPLIES_H
 
@@ -9,13 +9,9 @@
 #include "../wr_id.h"
 #include "client.h"
 
-static inline uint64_t reply_wr_id(int index)
-{
-    return wr_id_make((uint64_t)index, WR_TAG_RECV);
-}
-
-void reply_buffer_post(int index);
-const struct ds_reply *reply_buffer(int index);
+/* progress.c: completion handlers of the client endpoint (registered by client_init). */
+void on_send_completion(void *ctx, const struct ibv_wc *wc);
+void on_reply(void *ctx, const struct ibv_wc *wc);
 void inflight_release(struct inflight *f);
 
 #endif

@@ -16,7 +16,6 @@
 
 struct server srv;
 
-#define CQ_BATCH 32
 #define OUT_BUFS 16
 /* While idle the server sleeps at most this long: a safety net for providers
  * that progress deferred work only when polled. */
@@ -35,46 +34,12 @@ static int sq_depth(void)
     return 2 * cfg.server_credits + 8;
 }
 
-static uint64_t recv_wr_id(int index)
-{
-    return wr_id_make((uint64_t)index, WR_TAG_RECV);
-}
+static void on_request(void *ctx, const struct ibv_wc *wc);
+static void on_reply_sent(void *ctx, const struct ibv_wc *wc);
+static void on_out_buf_sent(void *ctx, const struct ibv_wc *wc);
 
-static void post_buffer(int index)
+static void create_out_bufs(void)
 {
-    verbs_post_srq_buffer(srv.srq, srv.bufs + (size_t)index * srv.buf_size, (uint32_t)srv.buf_size,
-                          srv.bufs_mr->lkey, recv_wr_id(index), "data server request buffer");
-}
-
-static void create_queues(void)
-{
-    srv.channel = ibv_create_comp_channel(vdev.ctx);
-    if (!srv.channel)
-        armci_die("ARMCI_Init", "ibv_create_comp_channel (data server) failed: %s",
-                  strerror(errno));
-    set_nonblocking(srv.channel->fd, "data server completion channel");
-    int recv_cqe = srv.nbufs + cm_server_recv_cq_entries() + 16;
-    srv.recv_cq = ibv_create_cq(vdev.ctx, recv_cqe, NULL, srv.channel, 0);
-    srv.send_budget = 2 * srv.nbufs + 64;
-    srv.send_cq =
-        ibv_create_cq(vdev.ctx, srv.send_budget + cm_server_send_cq_entries(), NULL, NULL, 0);
-    if (!srv.recv_cq || !srv.send_cq)
-        armci_die("ARMCI_Init", "ibv_create_cq (data server) failed: %s", strerror(errno));
-    struct ibv_srq_init_attr attr = {.attr = {.max_wr = (uint32_t)srv.nbufs, .max_sge = 1}};
-    srv.srq = ibv_create_srq(vdev.pd, &attr);
-    if (!srv.srq)
-        armci_die("ARMCI_Init", "ibv_create_srq (data server, %d buffers) failed: %s", srv.nbufs,
-                  strerror(errno));
-}
-
-static void create_buffers(void)
-{
-    size_t bytes = srv.buf_size * (size_t)srv.nbufs;
-    srv.bufs = xmalloc_registrable(bytes);
-    srv.bufs_mr = net_reg("ARMCI_Init", srv.bufs, bytes, false);
-    for (int i = 0; i < srv.nbufs; i++)
-        post_buffer(i);
-
     size_t out_bytes = server_out_buf_size() * OUT_BUFS;
     srv.out_region = xmalloc_registrable(out_bytes);
     srv.out_mr = net_reg("ARMCI_Init", srv.out_region, out_bytes, false);
@@ -90,12 +55,20 @@ static void create_buffers(void)
 
 void server_init(void)
 {
-    srv.nbufs = cfg.server_bufs;
-    srv.buf_size = sizeof(struct ds_request) + cfg.server_buf_size;
-    create_queues();
-    create_buffers();
+    int nbufs = cfg.server_bufs;
+    srv.send_budget = 2 * nbufs + 64;
+    endpoint_create(&srv.requests, "data server requests", nbufs + cm_server_recv_cq_entries() + 16,
+                    true);
+    endpoint_create(&srv.sends, "data server sends", srv.send_budget + cm_server_send_cq_entries(),
+                    false);
+    endpoint_on(&srv.sends, WR_TAG_POINTER, on_reply_sent, NULL);
+    endpoint_on(&srv.sends, WR_TAG_OUTBUF, on_out_buf_sent, NULL);
+    recv_pool_create(&srv.bufs, "data server request buffers", nbufs,
+                     sizeof(struct ds_request) + cfg.server_buf_size, vdev.pd, &srv.requests,
+                     WR_TAG_RECV, on_request, NULL);
+    create_out_bufs();
     link_listen();
-    cm_server_init(srv.send_cq, srv.recv_cq);
+    cm_server_init(&srv.sends, &srv.requests);
 }
 
 /* ---- connections ---- */
@@ -106,12 +79,12 @@ struct server_conn *server_conn_create(int client)
     char peer[48];
     snprintf(peer, sizeof(peer), "client rank %d", client);
     struct rc_qp_caps caps = {.max_send_wr = sq_depth(), .max_inline = sizeof(struct ds_reply)};
-    sc->qp = rc_qp_create(srv.send_cq, srv.recv_cq, srv.srq, &caps, peer);
+    sc->qp = rc_qp_create(srv.sends.cq, srv.requests.cq, srv.bufs.srq, &caps, peer);
     rc_qp_to_init(sc->qp, peer);
     sc->client = client;
     sc->psn = rc_random_psn();
     /* A fair share of the receive buffers, at least one request, at most the cap. */
-    int share = srv.nbufs / (srv.nconns + 1);
+    int share = srv.bufs.count / (srv.nconns + 1);
     sc->allowance = share < 1 ? 1 : share > cfg.server_credits ? cfg.server_credits : share;
     srv.allowance_total += sc->allowance;
     srv.nconns++;
@@ -146,34 +119,32 @@ int server_conn_count(void)
 
 /* ---- sends ---- */
 
+static void send_done(struct server_conn *sc, const struct ibv_wc *wc)
+{
+    sc->sq_posted--;
+    srv.sends_posted--;
+    if (wc->status != IBV_WC_SUCCESS)
+        armci_die(NULL, "data server: send to client rank %d failed: %s", sc->client,
+                  ibv_wc_status_str(wc->status));
+    sc->sends_done++;
+}
+
+static void on_reply_sent(void *ctx, const struct ibv_wc *wc)
+{
+    send_done(wr_id_pointer(wc->wr_id), wc);
+}
+
+static void on_out_buf_sent(void *ctx, const struct ibv_wc *wc)
+{
+    struct out_buf *o = wr_id_pointer(wc->wr_id);
+    o->next = srv.out_free;
+    srv.out_free = o;
+    send_done(o->sc, wc);
+}
+
 static void drain_sends(void)
 {
-    struct ibv_wc wc[CQ_BATCH];
-    int n = ibv_poll_cq(srv.send_cq, CQ_BATCH, wc);
-    if (n < 0)
-        armci_die(NULL, "ibv_poll_cq (data server sends) failed: %d", n);
-    for (int i = 0; i < n; i++) {
-        enum wr_tag tag = wr_id_tag(wc[i].wr_id);
-        if (tag == WR_TAG_UD_SEND) {
-            cm_server_handle_wc(&wc[i]);
-            continue;
-        }
-        struct server_conn *sc;
-        if (tag == WR_TAG_OUTBUF) {
-            struct out_buf *o = wr_id_pointer(wc[i].wr_id);
-            sc = o->sc;
-            o->next = srv.out_free;
-            srv.out_free = o;
-        } else {
-            sc = wr_id_pointer(wc[i].wr_id);
-        }
-        sc->sq_posted--;
-        srv.sends_posted--;
-        if (wc[i].status != IBV_WC_SUCCESS)
-            armci_die(NULL, "data server: send to client rank %d failed: %s", sc->client,
-                      ibv_wc_status_str(wc[i].status));
-        sc->sends_done++;
-    }
+    endpoint_poll(&srv.sends);
 }
 
 void server_reserve_sends(struct server_conn *sc, int n)
@@ -210,17 +181,18 @@ void server_post_send(struct server_conn *sc, struct ibv_send_wr *wr)
  */
 static int credits_to_return(struct server_conn *sc)
 {
-    int fair = srv.nbufs / (srv.nconns ? srv.nconns : 1);
+    int nbufs = srv.bufs.count;
+    int fair = nbufs / (srv.nconns ? srv.nconns : 1);
     if (fair > cfg.server_credits)
         fair = cfg.server_credits;
     if (fair < 1)
         fair = 1;
-    if (sc->allowance > fair && srv.allowance_total > srv.nbufs) {
+    if (sc->allowance > fair && srv.allowance_total > nbufs) {
         sc->allowance--;
         srv.allowance_total--;
         return 0;
     }
-    if (sc->allowance < fair && srv.allowance_total < srv.nbufs) {
+    if (sc->allowance < fair && srv.allowance_total < nbufs) {
         sc->allowance++;
         srv.allowance_total++;
         return 2;
@@ -246,65 +218,29 @@ void server_reply(struct server_conn *sc, uint64_t token, int status, int64_t va
 
 /* ---- the loop ---- */
 
-static void on_request(const struct ibv_wc *wc)
+static void on_request(void *ctx, const struct ibv_wc *wc)
 {
-    int index = (int)wr_id_index(wc->wr_id);
     struct server_conn *sc = intmap_get(&srv.by_qpn, wc->qp_num);
-    if (wc->status != IBV_WC_SUCCESS) {
-        if (wc->status != IBV_WC_WR_FLUSH_ERR)
-            armci_warn("data server: receive failed: %s", ibv_wc_status_str(wc->status));
+    if (!sc) {
+        armci_warn("data server: request on unknown QP %u dropped", wc->qp_num);
         return;
     }
-    if (sc)
-        handle_request(sc, (struct ds_request *)(srv.bufs + (size_t)index * srv.buf_size),
-                       wc->byte_len);
-    else
-        armci_warn("data server: request on unknown QP %u dropped", wc->qp_num);
-    post_buffer(index);
+    handle_request(sc, recv_pool_buffer(&srv.bufs, wc), wc->byte_len);
 }
 
 /* Handles what the receive CQ holds; returns how many completions there were. */
 static int poll_requests(void)
 {
-    struct ibv_wc wc[CQ_BATCH];
-    int n = ibv_poll_cq(srv.recv_cq, CQ_BATCH, wc);
-    if (n < 0)
-        armci_die(NULL, "ibv_poll_cq (data server) failed: %d", n);
-    for (int i = 0; i < n; i++) {
-        if (wr_id_tag(wc[i].wr_id) == WR_TAG_UD_RECV)
-            cm_server_handle_wc(&wc[i]);
-        else
-            on_request(&wc[i]);
-    }
-    return n;
+    return endpoint_poll(&srv.requests);
 }
 
 /* Sleeps until a completion or a local request arrives. */
 static void wait_for_work(void)
 {
-    int rc = ibv_req_notify_cq(srv.recv_cq, 0);
-    if (rc)
-        armci_die(NULL, "ibv_req_notify_cq (data server) failed: %s", strerror(rc));
-    if (poll_requests())
-        return;
-    struct pollfd fds[1 + 64];
-    fds[0] = (struct pollfd){.fd = srv.channel->fd, .events = POLLIN};
-    int nlink = link_pollfds(fds + 1, 64);
-    int rcp = poll(fds, (nfds_t)(1 + nlink), IDLE_WAKEUP_MS);
-    if (rcp <= 0)
-        return;
-    if (fds[0].revents & POLLIN) {
-        struct ibv_cq *cq;
-        void *ctx;
-        if (ibv_get_cq_event(srv.channel, &cq, &ctx)) {
-            if (errno != EAGAIN)
-                armci_die(NULL, "ibv_get_cq_event (data server) failed: %s", strerror(errno));
-        } else if (++srv.events_unacked >= 64) {
-            ibv_ack_cq_events(srv.recv_cq, srv.events_unacked);
-            srv.events_unacked = 0;
-        }
-    }
-    link_handle(fds + 1, nlink);
+    struct pollfd fds[64];
+    int nlink = link_pollfds(fds, 64);
+    if (endpoint_wait(&srv.requests, IDLE_WAKEUP_MS, fds, nlink) == 0)
+        link_handle(fds, nlink);
 }
 
 static void *server_main(void *arg)
@@ -374,15 +310,10 @@ void server_fini(void)
     locks_fini();
     registry_fini();
     link_close();
-    if (srv.events_unacked)
-        ibv_ack_cq_events(srv.recv_cq, srv.events_unacked);
-    verbs_destroy_srq(srv.srq, "data server");
-    verbs_destroy_cq(srv.recv_cq, "data server requests");
-    verbs_destroy_cq(srv.send_cq, "data server replies");
-    verbs_destroy_channel(srv.channel, "data server");
-    net_dereg(srv.bufs_mr);
+    recv_pool_destroy(&srv.bufs);
+    endpoint_destroy(&srv.requests);
+    endpoint_destroy(&srv.sends);
     net_dereg(srv.out_mr);
-    free(srv.bufs);
     free(srv.out_region);
     free(srv.out_all);
     srv = (struct server){0};

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../intmap.h"
+#include "../verbs/endpoint.h"
 #include "../wr_id.h"
 #include "protocol.h"
 #include "server.h"
@@ -22,16 +23,11 @@ struct out_buf {
 };
 
 struct server {
-    struct ibv_comp_channel *channel;
-    struct ibv_cq *recv_cq; /* requests (and UD): has the completion channel */
-    struct ibv_cq *send_cq; /* replies: drained without blocking */
+    struct endpoint requests; /* receive CQ with a channel to sleep on: requests and UD */
+    struct endpoint sends;    /* send CQ, drained without blocking: replies, RDMA, UD */
+    struct recv_pool bufs;    /* the SRQ of every server QP: request header + payload each */
     int send_budget;
     int sends_posted;
-    struct ibv_srq *srq;
-    char *bufs;
-    size_t buf_size; /* request header + cfg.server_buf_size */
-    int nbufs;
-    struct net_mr *bufs_mr;
     char *out_region;
     struct net_mr *out_mr;
     struct out_buf *out_all;
@@ -43,7 +39,6 @@ struct server {
     pthread_t thread;
     bool running;
     bool stop;
-    unsigned events_unacked;
 };
 
 extern struct server srv;

@@ -32,7 +32,7 @@ void conn_create_qp(struct conn *c)
     char peer[64];
     peer_name(peer, sizeof(peer), c->node);
     struct rc_qp_caps caps = {.max_send_wr = cfg.send_wqes, .max_inline = 128};
-    c->qp = rc_qp_create(ep.cq, ep.cq, ep.reply_srq, &caps, peer);
+    c->qp = rc_qp_create(ep.cq.cq, ep.cq.cq, ep.replies.srq, &caps, peer);
     rc_qp_to_init(c->qp, peer);
     c->psn = rc_random_psn();
     c->sq_depth = caps.max_send_wr;

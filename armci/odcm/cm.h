@@ -59,9 +59,6 @@ void cm_drain_ready(void);
 /* The connection if it exists, else NULL (fences skip nodes never talked to). */
 struct conn *cm_conn_if_exists(int node);
 
-/* A UD completion on the client CQ (connection-management traffic). */
-void cm_client_ud_completion(const struct ibv_wc *wc);
-
 /* Client->server connections this process holds (statistics and tests). */
 int cm_conn_count(void);
 /* Retransmitted connection-management messages so far (this process). */

@@ -31,10 +31,12 @@ int cm_server_send_cq_entries(void)
     return ondemand() ? ud_cq_entries() : 0;
 }
 
-void cm_server_init(struct ibv_cq *send_cq, struct ibv_cq *recv_cq)
+static void on_message(void *ctx, const struct cm_msg *m);
+
+void cm_server_init(struct endpoint *sends, struct endpoint *requests)
 {
     if (ondemand())
-        ud_create(&sud, send_cq, recv_cq, "data server");
+        ud_create(&sud, sends, requests, "data server", on_message, NULL);
 }
 
 void cm_server_fini(void)
@@ -82,7 +84,7 @@ static struct server_conn *conn_for(const struct cm_msg *m)
     return sc;
 }
 
-static void on_message(const struct cm_msg *m)
+static void on_message(void *ctx, const struct cm_msg *m)
 {
     if (cfg.test_hooks & HOOK_SERVER_SILENT)
         return; /* test: a server that never answers */
@@ -100,14 +102,4 @@ static void on_message(const struct cm_msg *m)
         answer(sc, CM_REP, m->protocol); /* serial: REP means "I am RTS" */
     else if (m->type == CM_RTU)
         answer(sc, CM_ACK, m->protocol);
-}
-
-void cm_server_handle_wc(const struct ibv_wc *wc)
-{
-    const struct cm_msg *m = ud_completion(&sud, wc);
-    if (!m)
-        return;
-    struct cm_msg copy = *m;
-    ud_repost(&sud, wc);
-    on_message(&copy);
 }

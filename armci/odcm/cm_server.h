@@ -9,15 +9,14 @@
 #include <infiniband/verbs.h>
 #include <stdint.h>
 
+#include "../verbs/endpoint.h"
+
 /* Entries the CM needs on the server's receive and send CQs. */
 int cm_server_recv_cq_entries(void);
 int cm_server_send_cq_entries(void);
 
-void cm_server_init(struct ibv_cq *send_cq, struct ibv_cq *recv_cq);
+void cm_server_init(struct endpoint *sends, struct endpoint *requests);
 void cm_server_fini(void);
 uint32_t cm_server_ud_qpn(void);
-
-/* A completion of the server's UD endpoint. */
-void cm_server_handle_wc(const struct ibv_wc *wc);
 
 #endif

@@ -42,9 +42,11 @@ static uint32_t next_epoch = 1;
  * attempts start their timer there, so a slow device does not cause spurious resends. */
 static double srtt;
 
+static void on_message(void *ctx, const struct cm_msg *m);
+
 void ondemand_init(void)
 {
-    ud_create(&cud, ep.cq, ep.cq, "client");
+    ud_create(&cud, &ep.cq, &ep.cq, "client", on_message, NULL);
     directory_publish(ud_addr(&cud));
 }
 
@@ -133,7 +135,7 @@ static void finish_if_ready(struct conn *c)
     }
 }
 
-static void on_message(const struct cm_msg *m)
+static void on_message(void *ctx, const struct cm_msg *m)
 {
     if (m->rank != rt.me || m->node < 0 || m->node >= topo.num_nodes)
         return;
@@ -148,16 +150,6 @@ static void on_message(const struct cm_msg *m)
     if (m->type == CM_ACK)
         c->server_ready = true;
     finish_if_ready(c);
-}
-
-void cm_client_ud_completion(const struct ibv_wc *wc)
-{
-    const struct cm_msg *m = ud_completion(&cud, wc);
-    if (!m)
-        return;
-    struct cm_msg copy = *m;
-    ud_repost(&cud, wc);
-    on_message(&copy);
 }
 
 void ondemand_progress(void)

@@ -23,23 +23,6 @@ int ud_cq_entries(void)
     return UD_RECV_BUFS + UD_SEND_BUFS;
 }
 
-static char *buffer(struct ud_endpoint *u, int index)
-{
-    return u->bufs + (size_t)index * UD_BUF_SIZE;
-}
-
-static void post_recv(struct ud_endpoint *u, int index)
-{
-    struct ibv_sge sge = {
-        .addr = (uintptr_t)buffer(u, index), .length = UD_BUF_SIZE, .lkey = u->mr->lkey};
-    struct ibv_recv_wr wr = {
-        .wr_id = wr_id_make((uint64_t)index, WR_TAG_UD_RECV), .sg_list = &sge, .num_sge = 1};
-    struct ibv_recv_wr *bad;
-    int rc = ibv_post_recv(u->qp, &wr, &bad);
-    if (rc)
-        armci_die(NULL, "ibv_post_recv (UD channel) failed: %s", strerror(rc));
-}
-
 static void modify(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, const char *what)
 {
     int rc = ibv_modify_qp(qp, attr, mask);
@@ -57,17 +40,33 @@ static uint32_t job_qkey(void)
     return h & 0x7fffffff; /* the top bit marks privileged qkeys */
 }
 
-void ud_create(struct ud_endpoint *u, struct ibv_cq *send_cq, struct ibv_cq *recv_cq,
-               const char *who)
+static void on_send_done(void *ctx, const struct ibv_wc *wc)
 {
-    memset(u, 0, sizeof(*u));
-    u->nrecv = UD_RECV_BUFS;
-    u->nsend = UD_SEND_BUFS;
+    struct ud_endpoint *u = ctx;
+    u->send_free |= 1u << wr_id_index(wc->wr_id);
+    if (wc->status != IBV_WC_SUCCESS && wc->status != IBV_WC_WR_FLUSH_ERR)
+        armci_warn("UD channel: send failed: %s (will be retried)", ibv_wc_status_str(wc->status));
+}
+
+static void on_datagram(void *ctx, const struct ibv_wc *wc)
+{
+    struct ud_endpoint *u = ctx;
+    if (wc->byte_len < GRH_BYTES + sizeof(struct cm_msg))
+        return; /* not one of ours */
+    struct cm_msg m;
+    memcpy(&m, (char *)recv_pool_buffer(&u->recv, wc) + GRH_BYTES, sizeof(m));
+    u->received++;
+    u->on_message(u->ctx, &m);
+}
+
+void ud_create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint *recv_ep,
+               const char *who, cm_msg_fn on_message, void *ctx)
+{
+    *u = (struct ud_endpoint){.on_message = on_message, .ctx = ctx, .qkey = job_qkey()};
     u->send_free = (UD_SEND_BUFS == 32) ? 0xffffffffu : ((1u << UD_SEND_BUFS) - 1);
-    u->qkey = job_qkey();
     struct ibv_qp_init_attr init = {
-        .send_cq = send_cq,
-        .recv_cq = recv_cq,
+        .send_cq = send_ep->cq,
+        .recv_cq = recv_ep->cq,
         .qp_type = IBV_QPT_UD,
         .cap = {.max_send_wr = UD_SEND_BUFS,
                 .max_recv_wr = UD_RECV_BUFS,
@@ -85,11 +84,13 @@ void ud_create(struct ud_endpoint *u, struct ibv_cq *send_cq, struct ibv_cq *rec
     a = (struct ibv_qp_attr){.qp_state = IBV_QPS_RTS, .sq_psn = 0};
     modify(u->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN, "RTR->RTS");
 
-    size_t bytes = (size_t)(UD_RECV_BUFS + UD_SEND_BUFS) * UD_BUF_SIZE;
-    u->bufs = xmemalign(4096, bytes);
-    u->mr = net_reg("ARMCI_Init", u->bufs, bytes, false);
-    for (int i = 0; i < UD_RECV_BUFS; i++)
-        post_recv(u, i);
+    size_t send_bytes = (size_t)UD_SEND_BUFS * UD_BUF_SIZE;
+    u->send_bufs = xmemalign(4096, send_bytes);
+    u->send_mr = net_reg("ARMCI_Init", u->send_bufs, send_bytes, false);
+    endpoint_on(send_ep, WR_TAG_UD_SEND, on_send_done, u);
+    recv_pool_create(&u->recv, "UD channel receive buffers", UD_RECV_BUFS, UD_BUF_SIZE, NULL,
+                     recv_ep, WR_TAG_UD_RECV, on_datagram, u);
+    recv_pool_attach_qp(&u->recv, u->qp);
 }
 
 void ud_destroy(struct ud_endpoint *u)
@@ -103,9 +104,10 @@ void ud_destroy(struct ud_endpoint *u)
     intmap_free(&u->ah);
     if (ibv_destroy_qp(u->qp))
         armci_warn("ibv_destroy_qp (UD channel) failed: %s", strerror(errno));
-    net_dereg(u->mr);
-    free(u->bufs);
-    memset(u, 0, sizeof(*u));
+    recv_pool_destroy(&u->recv);
+    net_dereg(u->send_mr);
+    free(u->send_bufs);
+    *u = (struct ud_endpoint){0};
 }
 
 struct verbs_addr ud_addr(const struct ud_endpoint *u)
@@ -135,9 +137,9 @@ bool ud_send(struct ud_endpoint *u, int peer_key, const struct verbs_addr *to,
         return false;
     int index = __builtin_ctz(u->send_free);
     u->send_free &= ~(1u << index);
-    char *buf = buffer(u, u->nrecv + index);
+    char *buf = u->send_bufs + (size_t)index * UD_BUF_SIZE;
     memcpy(buf, msg, sizeof(*msg));
-    struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = sizeof(*msg), .lkey = u->mr->lkey};
+    struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = sizeof(*msg), .lkey = u->send_mr->lkey};
     struct ibv_send_wr wr = {
         .wr_id = wr_id_make((uint64_t)index, WR_TAG_UD_SEND),
         .sg_list = &sge,
@@ -155,32 +157,4 @@ bool ud_send(struct ud_endpoint *u, int peer_key, const struct verbs_addr *to,
                   strerror(rc));
     u->sent++;
     return true;
-}
-
-const struct cm_msg *ud_completion(struct ud_endpoint *u, const struct ibv_wc *wc)
-{
-    int index = (int)wr_id_index(wc->wr_id);
-    if (wr_id_tag(wc->wr_id) == WR_TAG_UD_SEND) {
-        u->send_free |= 1u << index;
-        if (wc->status != IBV_WC_SUCCESS)
-            armci_warn("UD channel: send failed: %s (will be retried)",
-                       ibv_wc_status_str(wc->status));
-        return NULL;
-    }
-    if (wc->status != IBV_WC_SUCCESS) {
-        if (wc->status != IBV_WC_WR_FLUSH_ERR)
-            armci_warn("UD channel: receive failed: %s", ibv_wc_status_str(wc->status));
-        return NULL;
-    }
-    if (wc->byte_len < GRH_BYTES + sizeof(struct cm_msg)) {
-        ud_repost(u, wc); /* not one of ours */
-        return NULL;
-    }
-    u->received++;
-    return (const struct cm_msg *)(buffer(u, index) + GRH_BYTES);
-}
-
-void ud_repost(struct ud_endpoint *u, const struct ibv_wc *wc)
-{
-    post_recv(u, (int)wr_id_index(wc->wr_id));
 }

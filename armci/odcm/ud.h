@@ -17,6 +17,7 @@
 
 #include "../intmap.h"
 #include "../verbs/device.h"
+#include "../verbs/endpoint.h"
 
 /* Connection-management messages. */
 enum cm_msg_type {
@@ -37,15 +38,19 @@ struct cm_msg {
     struct verbs_addr qp; /* REP: the server's RC QP; RTU (and serial REQ): the client's */
 };
 
+/* Receives one connection message (a copy: valid during the call only). */
+typedef void (*cm_msg_fn)(void *ctx, const struct cm_msg *m);
+
 struct ud_endpoint {
     struct ibv_qp *qp;
     uint32_t qkey;
-    char *bufs; /* nrecv receive buffers, then nsend send buffers */
-    struct net_mr *mr;
-    int nrecv;
-    int nsend;
+    struct recv_pool recv;
+    char *send_bufs;
+    struct net_mr *send_mr;
     uint32_t send_free; /* bit i: send buffer i is free */
     struct intmap ah;   /* peer key -> struct ibv_ah */
+    cm_msg_fn on_message;
+    void *ctx;
     long sent;
     long received;
 };
@@ -53,8 +58,9 @@ struct ud_endpoint {
 /* Entries a UD endpoint needs on its CQ(s). */
 int ud_cq_entries(void);
 
-void ud_create(struct ud_endpoint *u, struct ibv_cq *send_cq, struct ibv_cq *recv_cq,
-               const char *who);
+/* Sends complete on send_ep, receives on recv_ep (they may be the same endpoint). */
+void ud_create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint *recv_ep,
+               const char *who, cm_msg_fn on_message, void *ctx);
 void ud_destroy(struct ud_endpoint *u);
 
 /* The address to publish for this endpoint. */
@@ -67,10 +73,5 @@ struct verbs_addr ud_addr(const struct ud_endpoint *u);
  */
 bool ud_send(struct ud_endpoint *u, int peer_key, const struct verbs_addr *to,
              const struct cm_msg *msg);
-
-/* Handles a completion of this endpoint; returns the received message, or NULL. */
-const struct cm_msg *ud_completion(struct ud_endpoint *u, const struct ibv_wc *wc);
-/* Gives a receive buffer back after its message was handled. */
-void ud_repost(struct ud_endpoint *u, const struct ibv_wc *wc);
 
 #endif

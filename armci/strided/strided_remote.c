@@ -251,8 +251,7 @@ void strided_remote_acc(const struct target *t, const struct stride_desc *d, int
         struct stride_iter it;
         for (stride_iter_begin(&it, d); !it.done; stride_iter_next(&it)) {
             struct target c = offset_target(t, it.dst_off);
-            remote_acc(&c, datatype, scale, src + it.src_off, (size_t)d->count[0], req,
-                       blocking);
+            remote_acc(&c, datatype, scale, src + it.src_off, (size_t)d->count[0], req, blocking);
         }
     }
     thread_check_leave();

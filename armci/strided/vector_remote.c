@@ -94,7 +94,8 @@ void vector_remote_acc(const struct target *ts, void *const *local, int n, size_
     } else {
         int k = batch_size(bytes, true);
         for (int i = 0; i < n; i += k)
-            send_batch(DS_ACC_IOV, ts + i, local + i, MIN(k, n - i), bytes, datatype, scale, req, NULL);
+            send_batch(DS_ACC_IOV, ts + i, local + i, MIN(k, n - i), bytes, datatype, scale, req,
+                       NULL);
     }
     thread_check_leave();
 }

@@ -139,17 +139,6 @@ void verbs_fill_ah_attr(struct ibv_ah_attr *ah, const struct verbs_addr *peer)
     }
 }
 
-void verbs_post_srq_buffer(struct ibv_srq *srq, void *addr, uint32_t len, uint32_t lkey,
-                           uint64_t wr_id, const char *what)
-{
-    struct ibv_sge sge = {.addr = (uintptr_t)addr, .length = len, .lkey = lkey};
-    struct ibv_recv_wr wr = {.wr_id = wr_id, .sg_list = &sge, .num_sge = 1};
-    struct ibv_recv_wr *bad;
-    int rc = ibv_post_srq_recv(srq, &wr, &bad);
-    if (rc)
-        armci_die(NULL, "ibv_post_srq_recv (%s) failed: %s", what, strerror(rc));
-}
-
 void verbs_destroy_srq(struct ibv_srq *srq, const char *who)
 {
     if (srq && ibv_destroy_srq(srq))

@@ -49,8 +49,4 @@ void verbs_destroy_srq(struct ibv_srq *srq, const char *who);
 void verbs_destroy_cq(struct ibv_cq *cq, const char *who);
 void verbs_destroy_channel(struct ibv_comp_channel *ch, const char *who);
 
-/* Posts one receive buffer to an SRQ; `what` names it if the verb fails. */
-void verbs_post_srq_buffer(struct ibv_srq *srq, void *addr, uint32_t len, uint32_t lkey,
-                           uint64_t wr_id, const char *what);
-
 #endif

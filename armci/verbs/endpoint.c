@@ -1,0 +1,188 @@
+#include "endpoint.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../error.h"
+#include "../net.h"
+#include "../util.h"
+#include "device.h"
+
+#define POLL_BATCH 32
+/* Acknowledging CQ events takes a lock in the provider: do it in batches. */
+#define ACK_BATCH 64
+
+static void unhandled(void *ctx, const struct ibv_wc *wc)
+{
+    const struct endpoint *e = ctx;
+    armci_die(NULL, "%s: completion with unexpected wr_id 0x%llx (tag %d, status %s)", e->who,
+              (unsigned long long)wc->wr_id, (int)wr_id_tag(wc->wr_id),
+              ibv_wc_status_str(wc->status));
+}
+
+void endpoint_create(struct endpoint *e, const char *who, int cqe, bool with_channel)
+{
+    *e = (struct endpoint){.who = who};
+    for (int t = 0; t < ENDPOINT_TAGS; t++)
+        e->on[t].fn = unhandled, e->on[t].ctx = e;
+    if (with_channel) {
+        e->channel = ibv_create_comp_channel(vdev.ctx);
+        if (!e->channel)
+            armci_die("ARMCI_Init", "ibv_create_comp_channel (%s) failed: %s", who,
+                      strerror(errno));
+        set_nonblocking(e->channel->fd, who);
+    }
+    e->cq = ibv_create_cq(vdev.ctx, cqe, NULL, e->channel, 0);
+    if (!e->cq)
+        armci_die("ARMCI_Init", "ibv_create_cq (%s, %d entries) failed: %s", who, cqe,
+                  strerror(errno));
+}
+
+void endpoint_destroy(struct endpoint *e)
+{
+    if (!e->cq)
+        return;
+    if (e->events_unacked)
+        ibv_ack_cq_events(e->cq, e->events_unacked);
+    verbs_destroy_cq(e->cq, e->who);
+    verbs_destroy_channel(e->channel, e->who);
+    *e = (struct endpoint){0};
+}
+
+void endpoint_on(struct endpoint *e, enum wr_tag tag, completion_fn fn, void *ctx)
+{
+    e->on[tag].fn = fn;
+    e->on[tag].ctx = ctx;
+}
+
+int endpoint_poll(struct endpoint *e)
+{
+    struct ibv_wc wc[POLL_BATCH];
+    int n = ibv_poll_cq(e->cq, POLL_BATCH, wc);
+    if (n < 0)
+        armci_die(NULL, "ibv_poll_cq (%s) failed: %d", e->who, n);
+    for (int i = 0; i < n; i++) {
+        enum wr_tag tag = wr_id_tag(wc[i].wr_id);
+        e->on[tag].fn(e->on[tag].ctx, &wc[i]);
+    }
+    return n;
+}
+
+/* Consumes the channel's event, if there is one (the channel is non-blocking). */
+static void take_event(struct endpoint *e)
+{
+    struct ibv_cq *cq;
+    void *ctx;
+    if (ibv_get_cq_event(e->channel, &cq, &ctx)) {
+        if (errno != EAGAIN)
+            armci_die(NULL, "ibv_get_cq_event (%s) failed: %s", e->who, strerror(errno));
+        return;
+    }
+    if (++e->events_unacked >= ACK_BATCH) {
+        ibv_ack_cq_events(e->cq, e->events_unacked);
+        e->events_unacked = 0;
+    }
+}
+
+int endpoint_wait(struct endpoint *e, int timeout_ms, struct pollfd *extra, int nextra)
+{
+    int rc = ibv_req_notify_cq(e->cq, 0);
+    if (rc)
+        armci_die(NULL, "ibv_req_notify_cq (%s) failed: %s", e->who, strerror(rc));
+    int n = endpoint_poll(e);
+    if (n)
+        return n;
+    struct pollfd fds[1 + nextra];
+    fds[0] = (struct pollfd){.fd = e->channel->fd, .events = POLLIN};
+    for (int i = 0; i < nextra; i++)
+        fds[1 + i] = extra[i];
+    if (poll(fds, (nfds_t)(1 + nextra), timeout_ms) <= 0) {
+        for (int i = 0; i < nextra; i++)
+            extra[i].revents = 0;
+        return 0;
+    }
+    if (fds[0].revents & POLLIN)
+        take_event(e);
+    for (int i = 0; i < nextra; i++)
+        extra[i].revents = fds[1 + i].revents;
+    return 0;
+}
+
+/* ---- receive pools ---- */
+
+static void *buffer_at(const struct recv_pool *p, int index)
+{
+    return p->bufs + (size_t)index * p->buf_size;
+}
+
+static void post_one(struct recv_pool *p, int index)
+{
+    struct ibv_sge sge = {.addr = (uintptr_t)buffer_at(p, index),
+                          .length = (uint32_t)p->buf_size,
+                          .lkey = p->mr->lkey};
+    struct ibv_recv_wr wr = {
+        .wr_id = wr_id_make((uint64_t)index, p->tag), .sg_list = &sge, .num_sge = 1};
+    struct ibv_recv_wr *bad;
+    int rc = p->srq ? ibv_post_srq_recv(p->srq, &wr, &bad) : ibv_post_recv(p->qp, &wr, &bad);
+    if (rc)
+        armci_die(NULL, "%s (%s) failed: %s", p->srq ? "ibv_post_srq_recv" : "ibv_post_recv",
+                  p->what, strerror(rc));
+}
+
+/* Every receive completion of the pool: the owner sees the good ones; all are reposted. */
+static void on_receive(void *ctx, const struct ibv_wc *wc)
+{
+    struct recv_pool *p = ctx;
+    if (wc->status == IBV_WC_SUCCESS)
+        p->fn(p->ctx, wc);
+    else if (wc->status != IBV_WC_WR_FLUSH_ERR)
+        armci_warn("%s: receive failed: %s (buffer reposted)", p->what,
+                   ibv_wc_status_str(wc->status));
+    /* A flushed QP receive queue is being torn down; an SRQ outlives its QPs. */
+    if (p->srq || wc->status != IBV_WC_WR_FLUSH_ERR)
+        post_one(p, (int)wr_id_index(wc->wr_id));
+}
+
+void recv_pool_create(struct recv_pool *p, const char *what, int count, size_t buf_size,
+                      struct ibv_pd *srq_pd, struct endpoint *e, enum wr_tag tag, completion_fn fn,
+                      void *ctx)
+{
+    *p = (struct recv_pool){
+        .what = what, .buf_size = buf_size, .count = count, .tag = tag, .fn = fn, .ctx = ctx};
+    size_t bytes = buf_size * (size_t)count;
+    p->bufs = xmalloc_registrable(bytes);
+    p->mr = net_reg("ARMCI_Init", p->bufs, bytes, false);
+    endpoint_on(e, tag, on_receive, p);
+    if (!srq_pd)
+        return;
+    struct ibv_srq_init_attr attr = {.attr = {.max_wr = (uint32_t)count, .max_sge = 1}};
+    p->srq = ibv_create_srq(srq_pd, &attr);
+    if (!p->srq)
+        armci_die("ARMCI_Init", "ibv_create_srq (%s, %d buffers) failed: %s", what, count,
+                  strerror(errno));
+    for (int i = 0; i < count; i++)
+        post_one(p, i);
+}
+
+void recv_pool_attach_qp(struct recv_pool *p, struct ibv_qp *qp)
+{
+    p->qp = qp;
+    for (int i = 0; i < p->count; i++)
+        post_one(p, i);
+}
+
+void recv_pool_destroy(struct recv_pool *p)
+{
+    if (!p->bufs)
+        return;
+    verbs_destroy_srq(p->srq, p->what);
+    net_dereg(p->mr);
+    free(p->bufs);
+    *p = (struct recv_pool){0};
+}
+
+void *recv_pool_buffer(const struct recv_pool *p, const struct ibv_wc *wc)
+{
+    return buffer_at(p, (int)wr_id_index(wc->wr_id));
+}

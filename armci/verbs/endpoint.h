@@ -1,0 +1,92 @@
+/*
+ * One verbs endpoint object for every user of the device: the client, the
+ * data server and the UD connection channel.
+ *
+ * An endpoint is a completion queue (optionally with a completion channel
+ * to sleep on) whose completions are dispatched by the tag in their wr_id
+ * (wr_id.h) to the handler its owner registered for that tag. A receive
+ * pool is a set of equal registered buffers posted to a shared receive
+ * queue or to one QP's receive queue; the pool reposts a buffer after every
+ * completion, failed ones included, so no error ever shrinks it.
+ *
+ * Every verbs failure names the verb and the endpoint; creation failures
+ * end the job, teardown failures are reported and ignored.
+ */
+#ifndef ARMCI_VERBS_ENDPOINT_H
+#define ARMCI_VERBS_ENDPOINT_H
+
+#include <infiniband/verbs.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../wr_id.h"
+
+struct endpoint;
+
+/* Handles one completion carrying the tag it was registered for. */
+typedef void (*completion_fn)(void *ctx, const struct ibv_wc *wc);
+
+#define ENDPOINT_TAGS 8
+
+struct endpoint {
+    const char *who; /* names the endpoint in messages */
+    struct ibv_comp_channel *channel;
+    struct ibv_cq *cq;
+    unsigned events_unacked;
+    struct {
+        completion_fn fn;
+        void *ctx;
+    } on[ENDPOINT_TAGS];
+};
+
+/* Creates the CQ (cqe entries), with a non-blocking completion channel if asked. */
+void endpoint_create(struct endpoint *e, const char *who, int cqe, bool with_channel);
+void endpoint_destroy(struct endpoint *e);
+
+/* Completions with this wr_id tag go to fn(ctx, wc). */
+void endpoint_on(struct endpoint *e, enum wr_tag tag, completion_fn fn, void *ctx);
+
+/* Polls one batch and dispatches it; returns how many completions there were. */
+int endpoint_poll(struct endpoint *e);
+
+/*
+ * Sleeps until a completion is signalled on the channel, a descriptor in
+ * extra[0..nextra) is ready, or timeout_ms passes. Arms the CQ and polls
+ * once more first (a completion may have slipped in): returns the number
+ * of completions handled then, 0 after a sleep. extra[].revents is valid
+ * only when this returns 0.
+ */
+int endpoint_wait(struct endpoint *e, int timeout_ms, struct pollfd *extra, int nextra);
+
+struct recv_pool {
+    const char *what;
+    char *bufs;
+    size_t buf_size;
+    int count;
+    struct net_mr *mr;
+    struct ibv_srq *srq; /* posted here, or else to qp */
+    struct ibv_qp *qp;
+    enum wr_tag tag;
+    completion_fn fn; /* the owner's handler for successful receives */
+    void *ctx;
+};
+
+/*
+ * Buffers for an SRQ the pool creates (srq_pd != NULL: created on that PD)
+ * or for a QP's own receive queue (recv_pool_attach_qp, before posting).
+ * Completions tagged `tag` on endpoint e reach fn with a buffer that is
+ * reposted as soon as fn returns: fn copies what it keeps.
+ */
+void recv_pool_create(struct recv_pool *p, const char *what, int count, size_t buf_size,
+                      struct ibv_pd *srq_pd, struct endpoint *e, enum wr_tag tag, completion_fn fn,
+                      void *ctx);
+/* For a pool without SRQ: the QP whose receive queue the buffers go to; posts them all. */
+void recv_pool_attach_qp(struct recv_pool *p, struct ibv_qp *qp);
+void recv_pool_destroy(struct recv_pool *p);
+
+/* The buffer a receive completion refers to. */
+void *recv_pool_buffer(const struct recv_pool *p, const struct ibv_wc *wc);
+
+#endif

@@ -16,7 +16,9 @@
 #include "net.h"
 #include "node_shared.h"
 #include "profiling.h"
-#include "remote.h"
+#include "client/client.h"
+#include "dataserver/server.h"
+#include "odcm/cm.h"
 #include "request.h"
 #include "runtime.h"
 #include "segment.h"
@@ -58,6 +60,41 @@ static void make_job_id(void)
     armci_log("job id %s (shared-memory objects are named /armci-%s-*)", rt.job_id, rt.job_id);
 }
 
+/*
+ * The inter-node data path, bottom up: the client endpoint, this node's data
+ * server (master), the connection manager (static mode connects to every
+ * server here, so the servers exist first), then the server thread.
+ */
+static void start_inter_node(void)
+{
+    if (!net_active())
+        return;
+    client_init();
+    if (topo_is_master())
+        server_init();
+    struct cm_client_env env;
+    client_cm_env(&env);
+    cm_init(&env);
+    if (topo_is_master())
+        server_start();
+    /* Nobody sends before every data server is listening. */
+    MPI_Barrier(rt.comm);
+}
+
+static void stop_inter_node(void)
+{
+    if (!net_active())
+        return;
+    /* Every client has fenced (ARMCI_Finalize did): no request is left unanswered. */
+    MPI_Barrier(rt.comm);
+    if (topo_is_master())
+        server_stop();
+    cm_fini();
+    if (topo_is_master())
+        server_fini();
+    client_fini();
+}
+
 static int init_common(int *argc, char ***argv, int requested, MPI_Comm comm, bool have_comm)
 {
     if (rt.initialized)
@@ -93,7 +130,7 @@ static int init_common(int *argc, char ***argv, int requested, MPI_Comm comm, bo
     req_init();
     message_init();
     net_init();
-    remote_init();
+    start_inter_node();
     rt.initialized = true;
     barrier_init();
     MPI_Barrier(rt.comm);
@@ -140,7 +177,7 @@ int PARMCI_Finalize(void)
     barrier_fini();
     mutex_fini();
     seg_fini();
-    remote_fini();
+    stop_inter_node();
     net_fini();
     message_fini();
     req_fini();

@@ -19,9 +19,6 @@
 #include "request.h"
 #include "segment.h"
 
-void remote_init(void);
-void remote_fini(void);
-
 void remote_put(const struct target *t, const void *src, size_t bytes, struct request *req,
                 bool blocking);
 void remote_get(const struct target *t, void *dst, size_t bytes, struct request *req,
@@ -35,10 +32,6 @@ long remote_rmw(const struct target *t, int op, long value);
 /* Ticket lock held at the target's node (see mutex.c for the layout). */
 void remote_lock(const struct target *t);
 void remote_unlock(const struct target *t);
-
-/* Posts the operations that queued on connection c while it was being set up. */
-struct conn;
-void remote_drain(struct conn *c);
 
 /* Waits until everything issued to `node` (or to all nodes) is complete there. */
 void remote_fence(int node);

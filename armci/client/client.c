@@ -57,8 +57,15 @@ void client_init(void)
     setup_bounces();
 }
 
+void client_cm_env(struct cm_client_env *env)
+{
+    *env = (struct cm_client_env){
+        .cq = &ep.cq, .srq = ep.replies.srq, .max_inline = 128, .on_ready = conn_on_ready};
+}
+
 void client_fini(void)
 {
+    conns_fini();
     if (!ep.cq.cq)
         return;
     recv_pool_destroy(&ep.replies);

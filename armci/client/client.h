@@ -70,6 +70,20 @@ extern struct client_ep ep;
 void client_init(void);
 void client_fini(void);
 
+/* What the connection manager needs from the client (cm_init's argument). */
+struct cm_client_env;
+void client_cm_env(struct cm_client_env *env);
+
+/* Connections, transport side (remote.c): the ready connection to node (waits for it). */
+struct conn *conn_get(int node);
+/* Waits until c is ready and the operations queued on it are posted; returns c. */
+struct conn *conn_wait_ready(struct conn *c);
+/* cm's on_ready callback: queued operations of c are posted at the next progress. */
+void conn_on_ready(struct conn *c);
+/* Posts the operations queued on connections that became ready (progress engine). */
+void conns_drain_ready(void);
+void conns_fini(void);
+
 /* Bounce buffers (cfg.bounce_size bytes each); bounce_get waits for a free one. */
 struct bounce *bounce_get(void);
 void bounce_put(struct bounce *b);

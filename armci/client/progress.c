@@ -105,7 +105,7 @@ static int poll_all(void)
 {
     int n = endpoint_poll(&ep.cq);
     cm_progress();
-    cm_drain_ready();
+    conns_drain_ready();
     return n;
 }
 

@@ -13,7 +13,6 @@
 #include "../acc.h"
 #include "../config.h"
 #include "../dataserver/protocol.h"
-#include "../dataserver/server.h"
 #include "../error.h"
 #include "../mutex.h"
 #include "../net.h"
@@ -28,34 +27,6 @@
 
 /* Largest single RDMA: well under every device's max_msg_sz (2 GiB on most). */
 #define MAX_RDMA_CHUNK ((size_t)1 << 30)
-
-void remote_init(void)
-{
-    if (!net_active())
-        return;
-    client_init();
-    if (topo_is_master())
-        server_init();
-    cm_init();
-    if (topo_is_master())
-        server_start();
-    /* Nobody sends before every data server is listening. */
-    MPI_Barrier(rt.comm);
-}
-
-void remote_fini(void)
-{
-    if (!net_active())
-        return;
-    /* Every client has fenced (ARMCI_Finalize did): no request is left unanswered. */
-    MPI_Barrier(rt.comm);
-    if (topo_is_master())
-        server_stop();
-    cm_fini();
-    if (topo_is_master())
-        server_fini();
-    client_fini();
-}
 
 /* Posts one RDMA per chunk of [local, local + bytes) to [raddr, ...). */
 static void rdma_direct(struct conn *c, enum ibv_wr_opcode op, void *local, uint32_t lkey,
@@ -93,7 +64,7 @@ static bool queue_if_connecting(struct conn *c, enum pending_kind kind, const st
                                 const void *scale, struct request *req, bool blocking)
 {
     if (blocking)
-        return false; /* cm_conn_ready waits, draining the queue first */
+        return false; /* conn_wait_ready waits, draining the queue first */
     if (c->state == CONN_READY && !c->queue_head)
         return false;
     struct pending_op *op = xcalloc(1, sizeof(*op));
@@ -118,7 +89,8 @@ static bool queue_if_connecting(struct conn *c, enum pending_kind kind, const st
     return true;
 }
 
-void remote_drain(struct conn *c)
+/* Posts the operations that queued on c while it was being set up, in order. */
+static void drain(struct conn *c)
 {
     struct pending_op *op = c->queue_head;
     c->queue_head = c->queue_tail = NULL;
@@ -139,6 +111,56 @@ void remote_drain(struct conn *c)
     }
 }
 
+/* Connections that became ready with operations queued on them. */
+static struct conn **to_drain;
+static int nto_drain, capto_drain;
+
+void conn_on_ready(struct conn *c)
+{
+    if (!c->queue_head)
+        return;
+    if (nto_drain == capto_drain) {
+        capto_drain = capto_drain ? 2 * capto_drain : 8;
+        to_drain = xrealloc(to_drain, sizeof(*to_drain) * capto_drain);
+    }
+    to_drain[nto_drain++] = c;
+}
+
+void conns_drain_ready(void)
+{
+    /* Posting may wait and come back here: one drainer at a time. */
+    static bool draining;
+    if (draining || !nto_drain)
+        return;
+    draining = true;
+    while (nto_drain > 0)
+        drain(to_drain[--nto_drain]);
+    draining = false;
+}
+
+void conns_fini(void)
+{
+    free(to_drain);
+    to_drain = NULL;
+    nto_drain = capto_drain = 0;
+}
+
+struct conn *conn_wait_ready(struct conn *c)
+{
+    if (c->state == CONN_READY && !c->queue_head)
+        return c;
+    /* Operations queued while connecting go first: FIFO. */
+    while (c->state != CONN_READY)
+        progress_wait();
+    drain(c);
+    return c;
+}
+
+struct conn *conn_get(int node)
+{
+    return conn_wait_ready(cm_conn_start(node));
+}
+
 static void put_now(const struct target *t, const void *src, size_t bytes, struct request *req,
                     bool blocking)
 {
@@ -146,7 +168,7 @@ static void put_now(const struct target *t, const void *src, size_t bytes, struc
     struct conn *c = cm_conn_start(t->node);
     if (queue_if_connecting(c, PENDING_PUT, t, src, NULL, bytes, 0, NULL, req, blocking))
         return;
-    cm_conn_ready(c);
+    conn_wait_ready(c);
     void *s = (void *)src;
     uint32_t lkey = 0;
     bool inline_ok = bytes <= c->max_inline;
@@ -178,7 +200,7 @@ static void get_now(const struct target *t, void *dst, size_t bytes, struct requ
     struct conn *c = cm_conn_start(t->node);
     if (queue_if_connecting(c, PENDING_GET, t, NULL, dst, bytes, 0, NULL, req, blocking))
         return;
-    cm_conn_ready(c);
+    conn_wait_ready(c);
     struct request done = {0};
     struct request *r = blocking ? &done : req;
     uint32_t lkey;
@@ -213,7 +235,7 @@ static void acc_now(const struct target *t, int datatype, const void *scale, con
     struct conn *c = cm_conn_start(t->node);
     if (queue_if_connecting(c, PENDING_ACC, t, src, NULL, bytes, datatype, scale, req, blocking))
         return;
-    cm_conn_ready(c);
+    conn_wait_ready(c);
     size_t elem = acc_elem_size(datatype);
     size_t chunk = acc_chunk(elem);
     /* The payload is copied into the request, so src is reusable at once either way. */
@@ -257,7 +279,7 @@ static int64_t request_and_wait(const struct target *t, enum ds_op op, uint64_t 
                                 int64_t value, const char *what)
 {
     thread_check_enter();
-    struct conn *c = cm_conn(t->node);
+    struct conn *c = conn_get(t->node);
     struct bounce *b;
     struct ds_request *rq = request_begin(c, op, t, 0, len, &b);
     rq->rmw_op = (uint8_t)rmw_op;
@@ -287,7 +309,7 @@ void remote_unlock(const struct target *t)
 {
     /* Writes issued before on this connection land first (RC order); no need to wait. */
     thread_check_enter();
-    struct conn *c = cm_conn(t->node);
+    struct conn *c = conn_get(t->node);
     struct bounce *b;
     struct ds_request *rq = request_begin(c, DS_UNLOCK, t, 0, sizeof(struct ticket_lock), &b);
     request_send(c, rq, b, 0, inflight_new(INF_REQUEST, c, req_implicit()), "unlock");
@@ -315,7 +337,7 @@ int remote_raw_request(const struct target *t, const struct ds_request *proto, c
                        size_t payload_len, int64_t *value)
 {
     thread_check_enter();
-    struct conn *c = cm_conn(t->node);
+    struct conn *c = conn_get(t->node);
     struct bounce *b;
     struct ds_request *rq = request_begin(c, (enum ds_op)proto->op, t, 0, proto->len, &b);
     *rq = *proto;

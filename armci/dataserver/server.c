@@ -35,6 +35,7 @@ static int sq_depth(void)
 }
 
 static void on_request(void *ctx, const struct ibv_wc *wc);
+static const struct cm_server_ops conn_ops;
 static void on_reply_sent(void *ctx, const struct ibv_wc *wc);
 static void on_out_buf_sent(void *ctx, const struct ibv_wc *wc);
 
@@ -68,12 +69,13 @@ void server_init(void)
                      WR_TAG_RECV, on_request, NULL);
     create_out_bufs();
     link_listen();
-    cm_server_init(&srv.sends, &srv.requests);
+    cm_server_init(&srv.sends, &srv.requests, &conn_ops);
 }
 
 /* ---- connections ---- */
 
-struct server_conn *server_conn_create(int client)
+/* The connection manager makes connections through these (cm_server_ops). */
+static void *conn_create(int client)
 {
     struct server_conn *sc = xcalloc(1, sizeof(*sc));
     char peer[48];
@@ -89,33 +91,27 @@ struct server_conn *server_conn_create(int client)
     srv.allowance_total += sc->allowance;
     srv.nconns++;
     intmap_put(&srv.by_qpn, sc->qp->qp_num, sc);
-    intmap_put(&srv.by_client, (uint32_t)client, sc);
     return sc;
 }
 
-void server_conn_connect(struct server_conn *sc, const struct verbs_addr *client_addr)
+static void conn_connect(void *conn, const struct verbs_addr *client_addr)
 {
+    struct server_conn *sc = conn;
     char peer[48];
     snprintf(peer, sizeof(peer), "client rank %d", sc->client);
     rc_qp_to_rtr(sc->qp, client_addr, peer);
     rc_qp_to_rts(sc->qp, sc->psn, peer);
-    sc->connected = true;
 }
 
-struct server_conn *server_conn_of_client(int client)
+static struct verbs_addr conn_address(const void *conn, int *credits)
 {
-    return intmap_get(&srv.by_client, (uint32_t)client);
-}
-
-struct verbs_addr server_conn_addr(const struct server_conn *sc)
-{
+    const struct server_conn *sc = conn;
+    *credits = sc->allowance;
     return verbs_my_addr(sc->qp->qp_num, sc->psn);
 }
 
-int server_conn_count(void)
-{
-    return srv.nconns;
-}
+static const struct cm_server_ops conn_ops = {
+    .create = conn_create, .connect = conn_connect, .address = conn_address};
 
 /* ---- sends ---- */
 
@@ -305,7 +301,6 @@ void server_fini(void)
         free(sc);
     }
     intmap_free(&srv.by_qpn);
-    intmap_free(&srv.by_client);
     cm_server_fini();
     locks_fini();
     registry_fini();

@@ -21,8 +21,6 @@ struct server_conn {
     uint32_t psn;
     int allowance; /* requests the client may have outstanding here */
     int sq_posted;
-    bool connected;      /* RTR/RTS done */
-    uint32_t epoch;      /* on-demand: the client's connection attempt */
     uint64_t sends_done; /* statistics */
 };
 
@@ -31,15 +29,5 @@ void server_init(void);
 void server_start(void);
 void server_stop(void);
 void server_fini(void);
-
-/* Creates the server end of a connection from `client` (QP in INIT). */
-struct server_conn *server_conn_create(int client);
-/* Moves it to RTS towards the client's QP. */
-void server_conn_connect(struct server_conn *sc, const struct verbs_addr *client_addr);
-struct server_conn *server_conn_of_client(int client);
-struct verbs_addr server_conn_addr(const struct server_conn *sc);
-
-/* Connections this server holds (for the report). */
-int server_conn_count(void);
 
 #endif

@@ -33,7 +33,6 @@ struct server {
     struct out_buf *out_all;
     struct out_buf *out_free;
     struct intmap by_qpn;
-    struct intmap by_client;
     int nconns;
     int allowance_total;
     pthread_t thread;

@@ -8,12 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../client/client.h"
 #include "../config.h"
-#include "../remote.h"
 #include "../error.h"
 #include "../intmap.h"
-#include "../progress.h"
 #include "../util.h"
 #include "cm_internal.h"
 #include "ondemand.h"
@@ -21,6 +18,7 @@
 #include "report.h"
 
 static struct intmap conns; /* node -> struct conn */
+struct cm_client_env cm_env;
 
 static void peer_name(char *buf, size_t len, int node)
 {
@@ -31,8 +29,8 @@ void conn_create_qp(struct conn *c)
 {
     char peer[64];
     peer_name(peer, sizeof(peer), c->node);
-    struct rc_qp_caps caps = {.max_send_wr = cfg.send_wqes, .max_inline = 128};
-    c->qp = rc_qp_create(ep.cq.cq, ep.cq.cq, ep.replies.srq, &caps, peer);
+    struct rc_qp_caps caps = {.max_send_wr = cfg.send_wqes, .max_inline = (int)cm_env.max_inline};
+    c->qp = rc_qp_create(cm_env.cq->cq, cm_env.cq->cq, cm_env.srq, &caps, peer);
     rc_qp_to_init(c->qp, peer);
     c->psn = rc_random_psn();
     c->sq_depth = caps.max_send_wr;
@@ -56,33 +54,11 @@ void conn_establish(struct conn *c, const struct verbs_addr *server, int credits
     c->credits = credits;
 }
 
-/* Connections that became ready with operations queued on them. */
-static struct conn **to_drain;
-static int nto_drain, capto_drain;
-
 void conn_ready(struct conn *c)
 {
     c->state = CONN_READY;
     c->setup_end = now_seconds();
-    if (!c->queue_head)
-        return;
-    if (nto_drain == capto_drain) {
-        capto_drain = capto_drain ? 2 * capto_drain : 8;
-        to_drain = xrealloc(to_drain, sizeof(*to_drain) * capto_drain);
-    }
-    to_drain[nto_drain++] = c;
-}
-
-void cm_drain_ready(void)
-{
-    /* Posting may wait and come back here: one drainer at a time. */
-    static bool draining;
-    if (draining || !nto_drain)
-        return;
-    draining = true;
-    while (nto_drain > 0)
-        remote_drain(to_drain[--nto_drain]);
-    draining = false;
+    cm_env.on_ready(c);
 }
 
 void conn_destroy(struct conn *c)
@@ -103,8 +79,9 @@ struct conn *cm_conn_if_exists(int node)
     return intmap_get(&conns, (uint32_t)node);
 }
 
-void cm_init(void)
+void cm_init(const struct cm_client_env *env)
 {
+    cm_env = *env;
     report_init();
     if (cfg.connect == CFG_CONNECT_STATIC)
         cm_static_connect_all();
@@ -122,22 +99,6 @@ struct conn *cm_conn_start(int node)
     c = ondemand_start(node);
     cm_table_put(c);
     return c;
-}
-
-struct conn *cm_conn_ready(struct conn *c)
-{
-    if (c->state == CONN_READY && !c->queue_head)
-        return c;
-    /* Operations queued while connecting go first: FIFO. */
-    while (c->state != CONN_READY)
-        progress_wait();
-    remote_drain(c);
-    return c;
-}
-
-struct conn *cm_conn(int node)
-{
-    return cm_conn_ready(cm_conn_start(node));
 }
 
 int cm_conn_count(void)
@@ -168,9 +129,6 @@ void cm_fini(void)
     INTMAP_FOR_EACH(&conns, c)
     conn_destroy(c);
     intmap_free(&conns);
-    free(to_drain);
-    to_drain = NULL;
-    nto_drain = capto_drain = 0;
     if (cfg.connect == CFG_CONNECT_ONDEMAND)
         ondemand_fini();
 }

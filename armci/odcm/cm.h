@@ -4,6 +4,10 @@
  * process to every other node's data server at init, exchanging QP numbers
  * over MPI (the ODCM paper's "Original"); on-demand mode creates a
  * connection the first time a process talks to a node.
+ *
+ * The manager sits below the transport: it never waits for a connection
+ * and never posts on one. It tells its user that a connection became
+ * ready through the on_ready callback given to cm_init.
  */
 #ifndef ARMCI_ODCM_CM_H
 #define ARMCI_ODCM_CM_H
@@ -11,6 +15,8 @@
 #include <infiniband/verbs.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "../verbs/endpoint.h"
 
 enum conn_state { CONN_IDLE, CONN_CONNECTING, CONN_READY };
 
@@ -35,26 +41,28 @@ struct conn {
     double next_retry;     /* retransmission deadline */
     double rto;            /* current retransmission timeout */
     int retries;
-    struct pending_op *queue_head; /* operations issued while connecting, FIFO */
+
+    /* Owned by the transport: operations issued while connecting, FIFO. */
+    struct pending_op *queue_head;
     struct pending_op *queue_tail;
 };
 
 struct pending_op;
 
-void cm_init(void);
-void cm_fini(void);
+/* What the connection manager's user (the transport) lends it for client QPs. */
+struct cm_client_env {
+    struct endpoint *cq; /* client QPs and the client UD channel complete here */
+    struct ibv_srq *srq; /* client QPs receive replies here */
+    uint32_t max_inline; /* inline data wanted on client QPs */
+    /* A connection became ready (called from cm_progress, or during cm_init in static mode). */
+    void (*on_ready)(struct conn *c);
+};
 
-/* The connection to `node`'s data server, ready to post on (set up on first use). */
-struct conn *cm_conn(int node);
+void cm_init(const struct cm_client_env *env);
+void cm_fini(void);
 
 /* The connection to `node`, starting its setup if needed, without waiting. */
 struct conn *cm_conn_start(int node);
-
-/* Waits until c is ready and the operations queued on it are posted; returns c. */
-struct conn *cm_conn_ready(struct conn *c);
-
-/* Posts the operations queued on connections that have become ready. */
-void cm_drain_ready(void);
 
 /* The connection if it exists, else NULL (fences skip nodes never talked to). */
 struct conn *cm_conn_if_exists(int node);

@@ -5,6 +5,9 @@
 #include "../verbs/device.h"
 #include "cm.h"
 
+/* What cm_init was given. */
+extern struct cm_client_env cm_env;
+
 /* A new connection object with its QP in INIT (not yet in the table). */
 struct conn *conn_create(int node);
 /* Creates c's QP and moves it to INIT. */

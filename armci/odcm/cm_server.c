@@ -6,15 +6,28 @@
  */
 #include "cm_server.h"
 
+#include <stdlib.h>
+
 #include "../config.h"
-#include "../dataserver/server.h"
 #include "../error.h"
+#include "../intmap.h"
 #include "../runtime.h"
 #include "../topology.h"
+#include "../util.h"
 #include "directory.h"
 #include "ud.h"
 
 static struct ud_endpoint sud;
+static struct cm_server_ops ops;
+
+/* The manager's record of one client's connection to this server. */
+struct accepted {
+    int client;
+    void *conn;     /* the data server's object */
+    uint32_t epoch; /* the client's attempt it belongs to */
+    bool connected; /* the server end is RTS */
+};
+static struct intmap by_client; /* client rank -> struct accepted */
 
 static bool ondemand(void)
 {
@@ -33,8 +46,10 @@ int cm_server_send_cq_entries(void)
 
 static void on_message(void *ctx, const struct cm_msg *m);
 
-void cm_server_init(struct endpoint *sends, struct endpoint *requests)
+void cm_server_init(struct endpoint *sends, struct endpoint *requests,
+                    const struct cm_server_ops *server_ops)
 {
+    ops = *server_ops;
     if (ondemand())
         ud_create(&sud, sends, requests, "data server", on_message, NULL);
 }
@@ -42,6 +57,37 @@ void cm_server_init(struct endpoint *sends, struct endpoint *requests)
 void cm_server_fini(void)
 {
     ud_destroy(&sud);
+    struct accepted *a;
+    INTMAP_FOR_EACH(&by_client, a)
+    free(a);
+    intmap_free(&by_client);
+}
+
+int cm_server_conn_count(void)
+{
+    return (int)by_client.count;
+}
+
+static struct accepted *accept_new(int client, uint32_t epoch)
+{
+    struct accepted *a = xcalloc(1, sizeof(*a));
+    *a = (struct accepted){.client = client, .conn = ops.create(client), .epoch = epoch};
+    intmap_put(&by_client, (uint32_t)client, a);
+    return a;
+}
+
+static void accept_connect(struct accepted *a, const struct verbs_addr *client_addr)
+{
+    ops.connect(a->conn, client_addr);
+    a->connected = true;
+}
+
+struct verbs_addr cm_server_accept_static(int client, const struct verbs_addr *client_addr,
+                                          int *credits)
+{
+    struct accepted *a = accept_new(client, 0);
+    accept_connect(a, client_addr);
+    return ops.address(a->conn, credits);
 }
 
 uint32_t cm_server_ud_qpn(void)
@@ -49,39 +95,35 @@ uint32_t cm_server_ud_qpn(void)
     return sud.qp ? sud.qp->qp_num : 0;
 }
 
-static void answer(const struct server_conn *sc, enum cm_msg_type type, uint8_t protocol)
+static void answer(const struct accepted *a, enum cm_msg_type type, uint8_t protocol)
 {
     struct cm_msg m = {
         .type = (uint8_t)type,
         .protocol = protocol,
-        .rank = sc->client,
+        .rank = a->client,
         .node = topo.my_node,
-        .epoch = sc->epoch,
-        .credits = sc->allowance,
-        .qp = server_conn_addr(sc),
+        .epoch = a->epoch,
     };
-    struct verbs_addr to = directory_client(sc->client);
-    ud_send(&sud, sc->client, &to, &m); /* if busy, the client's retransmission covers it */
+    m.qp = ops.address(a->conn, &m.credits);
+    struct verbs_addr to = directory_client(a->client);
+    ud_send(&sud, a->client, &to, &m); /* if busy, the client's retransmission covers it */
 }
 
 /* The connection of this client for this attempt, created if new; NULL if stale. */
-static struct server_conn *conn_for(const struct cm_msg *m)
+static struct accepted *conn_for(const struct cm_msg *m)
 {
-    struct server_conn *sc = server_conn_of_client(m->rank);
-    if (!sc) {
-        sc = server_conn_create(m->rank);
-        sc->epoch = m->epoch;
-        return sc;
-    }
-    if (m->epoch != sc->epoch) {
+    struct accepted *a = intmap_get(&by_client, (uint32_t)m->rank);
+    if (!a)
+        return accept_new(m->rank, m->epoch);
+    if (m->epoch != a->epoch) {
         /* An older attempt's leftovers; a newer one would mean a live QP torn down: refuse. */
-        if (m->epoch > sc->epoch)
+        if (m->epoch > a->epoch)
             armci_warn("data server: rank %d asked again (attempt %u) while connected "
                        "(attempt %u): ignored",
-                       m->rank, m->epoch, sc->epoch);
+                       m->rank, m->epoch, a->epoch);
         return NULL;
     }
-    return sc;
+    return a;
 }
 
 static void on_message(void *ctx, const struct cm_msg *m)
@@ -90,16 +132,16 @@ static void on_message(void *ctx, const struct cm_msg *m)
         return; /* test: a server that never answers */
     if (m->rank < 0 || m->rank >= rt.nprocs || m->node != topo.my_node || topo_same_node(m->rank))
         return;
-    struct server_conn *sc = conn_for(m);
-    if (!sc)
+    struct accepted *a = conn_for(m);
+    if (!a)
         return;
     bool carries_client_qp = m->type == CM_RTU || m->protocol == CFG_PROTOCOL_SERIAL;
-    if (carries_client_qp && !sc->connected)
-        server_conn_connect(sc, &m->qp);
+    if (carries_client_qp && !a->connected)
+        accept_connect(a, &m->qp);
     if (m->type == CM_REQ && !(m->protocol == CFG_PROTOCOL_SERIAL))
-        answer(sc, sc->connected ? CM_ACK : CM_REP, m->protocol);
+        answer(a, a->connected ? CM_ACK : CM_REP, m->protocol);
     else if (m->type == CM_REQ)
-        answer(sc, CM_REP, m->protocol); /* serial: REP means "I am RTS" */
+        answer(a, CM_REP, m->protocol); /* serial: REP means "I am RTS" */
     else if (m->type == CM_RTU)
-        answer(sc, CM_ACK, m->protocol);
+        answer(a, CM_ACK, m->protocol);
 }

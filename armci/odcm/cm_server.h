@@ -9,14 +9,37 @@
 #include <infiniband/verbs.h>
 #include <stdint.h>
 
+#include "../verbs/device.h"
 #include "../verbs/endpoint.h"
 
 /* Entries the CM needs on the server's receive and send CQs. */
 int cm_server_recv_cq_entries(void);
 int cm_server_send_cq_entries(void);
 
-void cm_server_init(struct endpoint *sends, struct endpoint *requests);
+/*
+ * What the connection manager needs from the data server to make the server
+ * end of a connection; the data server owns that object (`conn`).
+ */
+struct cm_server_ops {
+    /* Creates the server end of a connection from `client`, its QP in INIT. */
+    void *(*create)(int client);
+    /* Moves it to RTR and RTS towards the client's QP. */
+    void (*connect)(void *conn, const struct verbs_addr *client);
+    /* Its address to give the client, and the request credits the client starts with. */
+    struct verbs_addr (*address)(const void *conn, int *credits);
+};
+
+/* UD sends complete on `sends`, receives on `requests` (the server's endpoints). */
+void cm_server_init(struct endpoint *sends, struct endpoint *requests,
+                    const struct cm_server_ops *ops);
 void cm_server_fini(void);
 uint32_t cm_server_ud_qpn(void);
+
+/* Static mode: the server end for `client`, connected at once; returns its address. */
+struct verbs_addr cm_server_accept_static(int client, const struct verbs_addr *client_addr,
+                                          int *credits);
+
+/* Connections accepted by this server (for the report). */
+int cm_server_conn_count(void);
 
 #endif

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 
 #include "../config.h"
-#include "../dataserver/server.h"
 #include "../runtime.h"
 #include "../topology.h"
 #include "../util.h"
 #include "cm_internal.h"
+#include "cm_server.h"
 
 struct static_record {
     struct verbs_addr addr;
@@ -46,9 +46,9 @@ void cm_static_connect_all(void)
         for (int p = 0; p < n; p++) {
             if (!in[p].valid)
                 continue;
-            struct server_conn *sc = server_conn_create(p);
-            server_conn_connect(sc, &in[p].addr);
-            out[p] = (struct static_record){server_conn_addr(sc), sc->allowance, 1};
+            int credits;
+            struct verbs_addr addr = cm_server_accept_static(p, &in[p].addr, &credits);
+            out[p] = (struct static_record){addr, credits, 1};
         }
     }
     MPI_Alltoall(out, sizeof(*out), MPI_BYTE, in, sizeof(*in), MPI_BYTE, rt.comm);

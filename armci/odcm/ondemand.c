@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../client/client.h"
 #include "../config.h"
 #include "../error.h"
 #include "../runtime.h"
@@ -46,7 +45,7 @@ static void on_message(void *ctx, const struct cm_msg *m);
 
 void ondemand_init(void)
 {
-    ud_create(&cud, &ep.cq, &ep.cq, "client", on_message, NULL);
+    ud_create(&cud, cm_env.cq, cm_env.cq, "client", on_message, NULL);
     directory_publish(ud_addr(&cud));
 }
 

@@ -4,9 +4,9 @@
 #include <stdio.h>
 
 #include "../config.h"
-#include "../dataserver/server.h"
 #include "../runtime.h"
 #include "../topology.h"
+#include "cm_server.h"
 
 static long retransmissions;
 static long setups;
@@ -65,7 +65,7 @@ static struct reduced reduce_long(long v, MPI_Comm comm)
 void report_connections(const struct intmap *conns)
 {
     long c2s = (long)conns->count;
-    long s2c = topo_is_master() ? server_conn_count() : 0;
+    long s2c = topo_is_master() ? cm_server_conn_count() : 0;
     /* Static mode would connect every process to every other node's server. */
     long static_c2s = topo.num_nodes - 1;
     long static_s2c = topo_is_master() ? rt.nprocs - topo_node_nprocs(topo.my_node) : 0;

@@ -78,7 +78,7 @@ static void pack_piece(const struct stride_piece *p, const int *strides, const c
 static void send_packed(const struct target *t, const struct stride_desc *d, const char *src,
                         int op, int datatype, const void *scale, struct request *req)
 {
-    struct conn *c = cm_conn(t->node);
+    struct conn *c = conn_get(t->node);
     struct stride_pieces it;
     struct stride_piece p;
     stride_pieces_begin(&it, d, request_room());
@@ -131,7 +131,7 @@ static void unpack_on_arrival(struct inflight *f)
 static void rdma_strided(const struct target *t, const struct stride_desc *d, char *local,
                          bool write, struct request *req, bool blocking)
 {
-    struct conn *c = cm_conn(t->node);
+    struct conn *c = conn_get(t->node);
     enum ibv_wr_opcode op = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
     enum inflight_kind kind = write ? INF_WRITE : INF_READ;
     const int *local_stride = write ? d->src_stride : d->dst_stride;
@@ -197,7 +197,7 @@ void strided_remote_put(const struct target *t, const struct stride_desc *d, con
 static void packed_get(const struct target *t, const struct stride_desc *d, char *dst,
                        struct request *req, size_t room)
 {
-    struct conn *c = cm_conn(t->node);
+    struct conn *c = conn_get(t->node);
     struct stride_pieces it;
     struct stride_piece p;
     stride_pieces_begin(&it, d, room);

@@ -38,7 +38,7 @@ static void scatter_on_arrival(struct inflight *f);
 static void send_batch(int op, const struct target *ts, void *const *local, int k, size_t bytes,
                        int datatype, const void *scale, struct request *req, void *scatter)
 {
-    struct conn *c = cm_conn(ts[0].node);
+    struct conn *c = conn_get(ts[0].node);
     bool carries_data = op != DS_GET_IOV;
     size_t payload = (size_t)k * (sizeof(uint64_t) + (carries_data ? bytes : 0));
     struct bounce *b;

@@ -11,7 +11,7 @@
 #include <mpi.h>
 #include <string.h>
 
-#include "dataserver/server.h"
+#include "odcm/cm_server.h"
 #include "odcm/cm.h"
 #include "testutil.h"
 #include "topology.h"
@@ -133,7 +133,7 @@ int main(int argc, char **argv)
           mine, c2s[me]);
     if (me ==
         armci_domain_glob_proc_id(ARMCI_DOMAIN_SMP, armci_domain_my_id(ARMCI_DOMAIN_SMP), 0)) {
-        long served = server_conn_count();
+        long served = cm_server_conn_count();
         long want = s2c[armci_domain_my_id(ARMCI_DOMAIN_SMP)];
         CHECK(served == want, "pattern %s: data server holds %ld connections, expected %ld",
               pattern, served, want);

@@ -1,12 +1,16 @@
 /*
- * Every environment variable the runtime reads, parsed once in ARMCI_Init.
- * docs/ENVIRONMENT.md documents each one with its default; keep them in step.
+ * Every environment variable the runtime reads, parsed once in ARMCI_Init
+ * from one table (config_table in config.c): name, type, default, range,
+ * whether ranks must agree, help. docs/ENVIRONMENT.md is checked against
+ * the table (test env-doc); armci-info -c prints the effective values.
  */
 #ifndef ARMCI_CONFIG_H
 #define ARMCI_CONFIG_H
 
+#include <mpi.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum cfg_verbs { CFG_VERBS_AUTO, CFG_VERBS_RDMA_CORE, CFG_VERBS_SOFTIB };
 enum cfg_connect { CFG_CONNECT_ONDEMAND, CFG_CONNECT_STATIC };
@@ -17,6 +21,7 @@ struct config {
     int node_size;              /* ARMCI_NODE_SIZE: ranks per virtual node, 0 = by host */
     bool verbose;               /* ARMCI_VERBOSE */
     enum cfg_verbs verbs;       /* ARMCI_VERBS */
+    const char *softib_library; /* ARMCI_SOFTIB_LIBRARY: NULL = search */
     const char *device;         /* ARMCI_IB_DEVICE: verbs device name, NULL = first active */
     int port;                   /* ARMCI_IB_PORT */
     int gid_index;              /* ARMCI_IB_GID_INDEX: -1 = choose automatically */
@@ -30,11 +35,12 @@ struct config {
     enum cfg_connect connect;   /* ARMCI_CONNECT */
     enum cfg_protocol protocol; /* ARMCI_CONNECT_PROTOCOL */
     double connect_timeout;     /* ARMCI_CONNECT_TIMEOUT, seconds */
-    double connect_rto;         /* ARMCI_CONNECT_RETRY_US / 1e6: first retransmission timeout */
+    double connect_retry_us;    /* ARMCI_CONNECT_RETRY_US */
+    double connect_rto;         /* the same in seconds: first retransmission timeout */
     bool report;                /* ARMCI_CONN_REPORT */
     enum cfg_barrier barrier;   /* ARMCI_BARRIER */
     size_t strided_threshold; /* ARMCI_STRIDED_THRESHOLD: chunk bytes at which RDMA beats packing */
-    long test_hooks;          /* ARMCI_TEST_HOOKS: bit set of fault-injection hooks (tests) */
+    int test_hooks;           /* ARMCI_TEST_HOOKS: bit set of fault-injection hooks (tests) */
 };
 
 /* Bits of ARMCI_TEST_HOOKS: fault injection used by the test suites. */
@@ -46,7 +52,35 @@ enum test_hook {
 
 extern struct config cfg;
 
+enum config_kind { CFG_INT, CFG_LONG, CFG_SIZE, CFG_DOUBLE, CFG_BOOL, CFG_CHOICE, CFG_STRING };
+
+struct config_entry {
+    const char *name; /* the environment variable */
+    enum config_kind kind;
+    size_t offset;              /* of the field in struct config */
+    const char *dflt;           /* default, written as the environment would be */
+    double min, max;            /* numbers: the accepted range */
+    const char *const *choices; /* CFG_CHOICE: NULL-terminated; the field is the index */
+    bool must_match;            /* wire- or layout-relevant: every rank must agree */
+    const char *help;           /* one line */
+};
+
+extern const struct config_entry config_table[];
+extern const int config_table_size;
+
 /* Parses the environment; errors name the variable and abort. */
 void cfg_load(void);
+
+/* Collective: ends the job, naming the variable, if ranks disagree on a must_match one. */
+void config_check_agreement(MPI_Comm comm);
+
+/* The text a variable is parsed from: its environment value, else the default. */
+const char *config_source(const struct config_entry *e);
+/* The effective value as a number (choices: their index; strings: 0). */
+double config_numeric(const struct config_entry *e);
+/* The effective value as text. */
+void config_format(const struct config_entry *e, char *buf, size_t len);
+/* Every variable with its effective value, or (markdown) the table's documentation rows. */
+void config_dump(FILE *out, bool markdown);
 
 #endif

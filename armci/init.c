@@ -40,9 +40,12 @@ static void log_library(void)
     Dl_info info;
     const char *file =
         dladdr((void *)PARMCI_Init, &info) && info.dli_fname ? info.dli_fname : "(unknown file)";
-    if (rt.me == 0)
-        armci_log("ARMCI-ODCM %d.%d: libarmci code in %s", ARMCI_ODCM_VERSION_MAJOR,
-                  ARMCI_ODCM_VERSION_MINOR, file);
+    if (rt.me != 0)
+        return;
+    armci_log("ARMCI-ODCM %d.%d: libarmci code in %s", ARMCI_ODCM_VERSION_MAJOR,
+              ARMCI_ODCM_VERSION_MINOR, file);
+    if (cfg.verbose)
+        config_dump(stderr, false);
 }
 
 /* A name unique to this job for its shared-memory objects. */
@@ -115,6 +118,7 @@ static int init_common(int *argc, char ***argv, int requested, MPI_Comm comm, bo
     MPI_Comm_size(rt.comm, &rt.nprocs);
 
     cfg_load();
+    config_check_agreement(rt.comm);
     log_library();
     /* MPI may have granted MULTIPLE before us (GA initialises MPI itself). */
     thread_check_active = rt.thread_level == MPI_THREAD_MULTIPLE;

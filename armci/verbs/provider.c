@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../config.h"
 #include "../error.h"
 #include "ibv_functions.h"
 
@@ -97,8 +98,8 @@ static bool has_active_port(void)
 /* softib: $ARMCI_SOFTIB_LIBRARY, beside libarmci (installed), the build tree, the loader path. */
 static void *open_softib(void)
 {
-    const char *env = getenv("ARMCI_SOFTIB_LIBRARY");
-    if (env && *env) {
+    const char *env = cfg.softib_library;
+    if (env) {
         void *dl = open_bound(env);
         if (!dl)
             armci_die("ARMCI_Init", "ARMCI_SOFTIB_LIBRARY=%s cannot be loaded: %s", env, dlerror());

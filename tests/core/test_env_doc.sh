@@ -1,17 +1,31 @@
 #!/bin/sh
-# Every environment variable the code reads is documented in docs/ENVIRONMENT.md.
-# Usage: test_env_doc.sh SOURCE_ROOT
+# docs/ENVIRONMENT.md agrees with the code: every variable the code reads
+# is documented, and the runtime's table is exactly what the configuration
+# table compiled into armci-info prints (regenerate: scripts/update-env-doc.sh).
+# Usage: test_env_doc.sh SOURCE_ROOT ARMCI_INFO
 root=$1
+info=$2
 doc="$root/docs/ENVIRONMENT.md"
-# Names passed to getenv() or to the env_*() parsers of armci/config.c and softib's knobs.c.
-names=$(grep -rohE '(getenv|env_[a-z0-9]+)\("(ARMCI|SOFTIB)_[A-Z0-9_]+"' "$root/armci" "$root/softib/src" |
-    grep -oE '(ARMCI|SOFTIB)_[A-Z0-9_]+' | sort -u)
+status=0
+# Names passed to getenv() in the code, to softib's knob parsers, or in the runtime's table.
+names=$( (grep -rohE '(getenv|env_[a-z0-9]+)\("(ARMCI|SOFTIB)_[A-Z0-9_]+"' "$root/armci" "$root/softib/src"
+    "$info" --markdown | grep -oE '^\| `ARMCI_[A-Z0-9_]+`') | grep -oE '(ARMCI|SOFTIB)_[A-Z0-9_]+' | sort -u)
 missing=""
 for n in $names; do
     grep -q "\`$n\`" "$doc" || missing="$missing $n"
 done
 if [ -n "$missing" ]; then
     echo "not documented in docs/ENVIRONMENT.md:$missing"
-    exit 1
+    status=1
 fi
-echo "PASS: all $(echo "$names" | wc -w) variables documented"
+expected=$("$info" --markdown)
+actual=$(sed -n '/^<!-- BEGIN generated/,/^<!-- END generated/p' "$doc" | sed '1d;$d')
+if [ "$expected" != "$actual" ]; then
+    echo "docs/ENVIRONMENT.md's runtime table differs from armci/config.c (run scripts/update-env-doc.sh):"
+    printf '%s\n' "$expected" >/tmp/env-doc-expected.$$
+    printf '%s\n' "$actual" | diff -u - /tmp/env-doc-expected.$$
+    rm -f /tmp/env-doc-expected.$$
+    status=1
+fi
+[ $status -eq 0 ] && echo "PASS: all $(echo "$names" | wc -w) variables documented, runtime table matches the code"
+exit $status

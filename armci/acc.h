@@ -11,12 +11,6 @@
 /* Bytes of one element of an ARMCI_ACC_* type, 0 if the type is invalid. */
 size_t acc_elem_size(int datatype);
 
-/* Bytes of the scale argument for the type (one element). */
-static inline size_t acc_scale_size(int datatype)
-{
-    return acc_elem_size(datatype);
-}
-
 /* Aborts (naming call) unless datatype is valid and bytes a multiple of its size. */
 void acc_check(const char *call, int datatype, const void *scale, long bytes);
 

@@ -26,6 +26,7 @@
 
 #include "config.h"
 #include "error.h"
+#include "fault.h"
 #include "net.h"
 #include "node_shared.h"
 #include "progress.h"
@@ -84,7 +85,7 @@ void barrier_init(void)
 {
     use_mpi = cfg.barrier == CFG_BARRIER_MPI;
     /* Test mode: start just short of the wrap so that tests cross it. */
-    current = (cfg.test_hooks & HOOK_BARRIER_WRAP) ? UINT64_MAX - 50 : 0;
+    current = fault_injected(FAULT_BARRIER_WRAP) ? UINT64_MAX - 50 : 0;
     /* Every flag and slot starts at the counter's start: "arrived at barrier 0". */
     __atomic_store_n(&node_barrier_arrive(topo.my_local)->value, current, __ATOMIC_RELEASE);
     if (topo_is_master())

@@ -40,14 +40,7 @@ struct config {
     bool report;                /* ARMCI_CONN_REPORT */
     enum cfg_barrier barrier;   /* ARMCI_BARRIER */
     size_t strided_threshold; /* ARMCI_STRIDED_THRESHOLD: chunk bytes at which RDMA beats packing */
-    int test_hooks;           /* ARMCI_TEST_HOOKS: bit set of fault-injection hooks (tests) */
-};
-
-/* Bits of ARMCI_TEST_HOOKS: fault injection used by the test suites. */
-enum test_hook {
-    HOOK_SERVER_ERRORS_NONFATAL = 1 << 0, /* a rejected request is counted, not fatal */
-    HOOK_SERVER_SILENT = 1 << 1,          /* data servers ignore connection requests */
-    HOOK_BARRIER_WRAP = 1 << 2,           /* barrier counters start near their limit */
+    int test_hooks;           /* ARMCI_TEST_HOOKS: fault injection (fault.h) */
 };
 
 extern struct config cfg;

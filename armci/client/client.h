@@ -43,7 +43,7 @@ struct inflight {
     size_t copy_len;
     int events_left;     /* INF_REQUEST: send completion + reply */
     int64_t *result;     /* INF_REQUEST: where the reply's value goes */
-    int32_t *status;     /* INF_REQUEST: where the reply's status goes (tests) */
+    int32_t *status;     /* INF_REQUEST: where the reply's status goes; NULL: a rejection is fatal */
     struct bounce *data; /* packed get: the buffer the server writes the data into */
     void (*on_done)(struct inflight *f); /* packed get: unpacks `data` */
     void *ctx;                           /* for on_done */

@@ -10,6 +10,7 @@
 
 #include "../config.h"
 #include "../error.h"
+#include "../fault.h"
 #include "../intmap.h"
 #include "../runtime.h"
 #include "../topology.h"
@@ -128,8 +129,8 @@ static struct accepted *conn_for(const struct cm_msg *m)
 
 static void on_message(void *ctx, const struct cm_msg *m)
 {
-    if (cfg.test_hooks & HOOK_SERVER_SILENT)
-        return; /* test: a server that never answers */
+    if (fault_injected(FAULT_SERVER_SILENT))
+        return; /* a server that never answers */
     if (m->rank < 0 || m->rank >= rt.nprocs || m->node != topo.my_node || topo_same_node(m->rank))
         return;
     struct accepted *a = conn_for(m);

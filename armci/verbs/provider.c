@@ -144,8 +144,3 @@ void verbs_provider_unload(void)
 {
     /* Left loaded: a provider may keep threads or atexit handlers of its own. */
 }
-
-void *verbs_provider_handle(void)
-{
-    return provider_dl;
-}

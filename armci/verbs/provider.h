@@ -14,7 +14,5 @@
 const char *verbs_provider_load(enum cfg_verbs choice);
 void verbs_provider_unload(void);
 
-/* The dlopen handle of the loaded provider (tests look up softib counters through it). */
-void *verbs_provider_handle(void);
-
 #endif
+

@@ -1,12 +1,15 @@
 #!/bin/sh
 # Installs the Debian packages ARMCI-ODCM needs to build, test and
 # benchmark, when any is missing. Safe to run again: does nothing then.
+# The last line is what the rxe suite's VM needs (QEMU, a static busybox
+# for its initramfs, the tools to build it, rdma-core's utilities).
 set -e
 packages="build-essential meson ninja-build pkg-config python3
 libibverbs-dev ibverbs-providers
 openmpi-bin libopenmpi-dev
 libarmci-mpi-dev
-libglobalarrays-dev libscalapack-openmpi-dev liblapack-dev libblas-dev gfortran"
+libglobalarrays-dev libscalapack-openmpi-dev liblapack-dev libblas-dev gfortran
+qemu-system-x86 busybox-static cpio kmod xz-utils iproute2 ibverbs-utils"
 
 missing=""
 for p in $packages; do

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Runs the runtime's multi-node tests over real rdma-core: rdma_rxe
 # (Soft-RoCE, RoCEv2, GID addressing) in a throw-away VM, with
-# ARMCI_VERBS=rdma-core, in one boot. Not part of the default suites
-# (booting a VM under TCG is slow and needs ../shared/tools/rxe-vm).
+# ARMCI_VERBS=rdma-core, in one boot (meson suite rxe; needs
+# ../shared/tools/rxe-vm).
 #   tests/rxe/run-armci.sh [BUILD_DIR]      (default: build)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -6,7 +6,7 @@
 #   tests/softib/run-rxe.sh [BUILD_DIR]      (default: build)
 #
 # Needs ../shared/tools/rxe-vm (see its README); one VM boot runs them all.
-# Not part of the default test suite: booting a VM under TCG is slow.
+# Meson suite rxe runs it.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-build}

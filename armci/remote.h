@@ -18,7 +18,38 @@
 
 #include "request.h"
 #include "segment.h"
+#include "strided/stride.h"
 
+enum transfer_op { TRANSFER_PUT, TRANSFER_GET, TRANSFER_ACC };
+
+/*
+ * One put, get or accumulate towards another node: a strided box (levels
+ * 0: count[0] contiguous bytes) between local and remote, or a vector of
+ * n segments of `bytes` each (locals[i] <-> remotes[i], all on one node).
+ * The descriptor's src side is the local one for put/acc, the remote one
+ * for get, as in the ARMCI call.
+ */
+struct transfer {
+    enum transfer_op op;
+    int datatype;      /* accumulate: ARMCI_ACC_* */
+    const void *scale; /* accumulate: one element */
+    char *local;
+    struct target remote;
+    struct stride_desc d;
+    int n; /* vector (locals != NULL) */
+    size_t bytes;
+    void *const *locals;
+    const struct target *remotes;
+};
+
+/*
+ * Starts x, counted in req. Blocking: returns when the local buffer may be
+ * reused (a get: when the data is there). Non-blocking towards a node
+ * being connected: queued in issue order, descriptors copied.
+ */
+void transfer_start(const struct transfer *x, struct request *req, bool blocking);
+
+/* Shorthands for the common shapes. */
 void remote_put(const struct target *t, const void *src, size_t bytes, struct request *req,
                 bool blocking);
 void remote_get(const struct target *t, void *dst, size_t bytes, struct request *req,

@@ -1,0 +1,657 @@
+/*
+ * The inter-node data path: every put, get and accumulate towards another
+ * node, contiguous (a strided box of 0 levels), strided or vector, enters
+ * through transfer_start and shares
+ *   - one queue of operations waiting for their connection (non-blocking
+ *     operations towards a node being connected queue in issue order, so a
+ *     client talking to many new nodes sets their connections up at once);
+ *   - one RDMA path: chains of RDMA writes/reads from the user's memory when
+ *     it is registered, else through bounce buffers packed or unpacked per
+ *     piece (a piece is a strided box of at most one bounce buffer);
+ *   - one data-server path: pieces packed into requests the server
+ *     scatters, gathers (and writes back by RDMA) or accumulates.
+ * Which path a transfer takes depends on the size of its contiguous chunks
+ * against ARMCI_STRIDED_THRESHOLD; accumulates always go to the server,
+ * which applies them under the target's accumulate lock.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../acc.h"
+#include "../config.h"
+#include "../dataserver/protocol.h"
+#include "../odcm/cm.h"
+#include "../progress.h"
+#include "../remote.h"
+#include "../strided/strided_remote.h"
+#include "../strided/vector_remote.h"
+#include "../thread_check.h"
+#include "../util.h"
+#include "client.h"
+
+/* Largest single RDMA: well under every device's max_msg_sz (2 GiB on most). */
+#define MAX_RDMA_CHUNK ((size_t)1 << 30)
+
+/* Room for packed data in one request to the data server. */
+static size_t request_room(void)
+{
+    return MIN(cfg.server_buf_size, cfg.bounce_size) - sizeof(struct ds_request);
+}
+
+/* The local and remote strides of a box transfer, whichever way it goes. */
+static const int *local_strides(const struct transfer *x)
+{
+    return x->op == TRANSFER_GET ? x->d.dst_stride : x->d.src_stride;
+}
+
+static const int *remote_strides(const struct transfer *x)
+{
+    return x->op == TRANSFER_GET ? x->d.src_stride : x->d.dst_stride;
+}
+
+/* ---- pieces: strided boxes of at most max_bytes packed bytes ---- */
+
+/*
+ * Wraps stride_pieces so that rows longer than max_bytes are split too
+ * (into runs of whole `unit`s: an accumulate never splits an element).
+ * Offsets are local (src_off) and remote (dst_off).
+ */
+struct piece_walk {
+    struct stride_desc by_side; /* local strides as src, remote as dst */
+    size_t max_bytes;
+    size_t unit;
+    bool split_rows;
+    struct stride_pieces pieces; /* rows that fit */
+    struct stride_iter rows;     /* rows that do not */
+    size_t row_off;
+};
+
+static void piece_walk_begin(struct piece_walk *w, const struct transfer *x, size_t max_bytes,
+                             size_t unit)
+{
+    w->by_side = (struct stride_desc){x->d.levels, x->d.count, local_strides(x), remote_strides(x)};
+    w->unit = unit;
+    w->max_bytes = max_bytes / unit * unit;
+    w->split_rows = (size_t)x->d.count[0] > w->max_bytes;
+    w->row_off = 0;
+    if (w->split_rows)
+        stride_iter_begin(&w->rows, &w->by_side);
+    else
+        stride_pieces_begin(&w->pieces, &w->by_side, w->max_bytes);
+}
+
+static bool piece_walk_next(struct piece_walk *w, struct stride_piece *p)
+{
+    if (!w->split_rows)
+        return stride_pieces_next(&w->pieces, p);
+    if (w->rows.done)
+        return false;
+    size_t row = (size_t)w->by_side.count[0];
+    size_t n = MIN(w->max_bytes, row - w->row_off);
+    *p = (struct stride_piece){.levels = 0,
+                               .count = {(int)n},
+                               .src_off = w->rows.src_off + w->row_off,
+                               .dst_off = w->rows.dst_off + w->row_off,
+                               .bytes = n};
+    w->row_off += n;
+    if (w->row_off == row) {
+        w->row_off = 0;
+        stride_iter_next(&w->rows);
+    }
+    return true;
+}
+
+/* Copies a piece between user memory (with `strides`) and its packed image. */
+static void pack_piece(const struct stride_piece *p, const int *strides, const char *from, char *to,
+                       bool packing)
+{
+    int packed[ARMCI_MAX_STRIDE_LEVEL];
+    stride_packed(p->count, p->levels, packed);
+    struct stride_desc d = {p->levels, p->count, packing ? strides : packed,
+                            packing ? packed : strides};
+    stride_copy(&d, from, to);
+}
+
+/* Where a piece read into a bounce buffer goes when its data has arrived. */
+struct unpack_ctx {
+    struct stride_piece piece;
+    int strides[ARMCI_MAX_STRIDE_LEVEL];
+    char *dst;
+};
+
+static struct unpack_ctx *unpack_ctx_new(const struct stride_piece *p, const int *strides,
+                                         char *dst)
+{
+    struct unpack_ctx *u = xmalloc(sizeof(*u));
+    u->piece = *p;
+    memcpy(u->strides, strides, sizeof(int) * (size_t)p->levels);
+    u->dst = dst;
+    return u;
+}
+
+static void unpack_on_arrival(struct inflight *f)
+{
+    struct unpack_ctx *u = f->ctx;
+    pack_piece(&u->piece, u->strides, f->data->buf, u->dst, false);
+    free(u);
+}
+
+/* ---- the RDMA path ---- */
+
+/* One RDMA per chunk of the box, straight from/to registered user memory. */
+static void rdma_in_place(struct conn *c, const struct transfer *x, uint32_t lkey,
+                          struct request *req)
+{
+    bool write = x->op == TRANSFER_PUT;
+    enum ibv_wr_opcode op = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
+    struct stride_desc walk = {x->d.levels, x->d.count, local_strides(x), remote_strides(x)};
+    struct rdma_batch batch;
+    rdma_batch_init(&batch);
+    struct stride_iter it;
+    for (stride_iter_begin(&it, &walk); !it.done; stride_iter_next(&it)) {
+        for (size_t off = 0; off < (size_t)x->d.count[0]; off += MAX_RDMA_CHUNK) {
+            size_t n = MIN(MAX_RDMA_CHUNK, (size_t)x->d.count[0] - off);
+            rdma_batch_add(&batch, c, op, x->local + it.src_off + off, lkey, n,
+                           x->remote.server_addr + it.dst_off + off, x->remote.rkey,
+                           inflight_new(write ? INF_WRITE : INF_READ, c, req));
+        }
+    }
+    rdma_batch_flush(&batch);
+}
+
+/*
+ * Through bounce buffers, one piece (at most one buffer) at a time: packed
+ * before its writes, or unpacked when the last read of the piece completes.
+ * The piece's last operation releases the buffer (a QP completes in order).
+ */
+static void rdma_bounced(struct conn *c, const struct transfer *x, struct request *req)
+{
+    bool write = x->op == TRANSFER_PUT;
+    enum ibv_wr_opcode op = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
+    enum inflight_kind kind = write ? INF_WRITE : INF_READ;
+    struct rdma_batch batch;
+    rdma_batch_init(&batch);
+    struct piece_walk w;
+    struct stride_piece p;
+    piece_walk_begin(&w, x, cfg.bounce_size, 1);
+    while (piece_walk_next(&w, &p)) {
+        rdma_batch_flush(&batch); /* bounce_get may wait for earlier operations */
+        struct bounce *b = bounce_get();
+        if (write)
+            pack_piece(&p, local_strides(x), x->local + p.src_off, b->buf, true);
+        int packed[ARMCI_MAX_STRIDE_LEVEL];
+        stride_packed(p.count, p.levels, packed);
+        struct stride_desc walk = {p.levels, p.count, packed, remote_strides(x)};
+        struct stride_iter it;
+        struct inflight *last = NULL;
+        for (stride_iter_begin(&it, &walk); !it.done; stride_iter_next(&it)) {
+            last = inflight_new(kind, c, req);
+            rdma_batch_add(&batch, c, op, (char *)b->buf + it.src_off, b->lkey, (size_t)p.count[0],
+                           x->remote.server_addr + p.dst_off + it.dst_off, x->remote.rkey, last);
+        }
+        if (write) {
+            last->bounce = b;
+        } else {
+            last->data = b;
+            last->on_done = unpack_on_arrival;
+            last->ctx = unpack_ctx_new(&p, local_strides(x), x->local + p.src_off);
+        }
+    }
+    rdma_batch_flush(&batch);
+}
+
+/*
+ * Put or get by RDMA. Registered memory moves in place, except for a
+ * blocking put that would have to wait for its writes: copying up to one
+ * bounce buffer is cheaper than the wait. Writes small enough to be inlined
+ * into the work request need neither.
+ */
+static void rdma_transfer(struct conn *c, const struct transfer *x, struct request *req,
+                          bool blocking)
+{
+    bool put = x->op == TRANSFER_PUT;
+    size_t extent = stride_extent(local_strides(x), x->d.count, x->d.levels);
+    bool contiguous = x->d.levels == 0;
+    if (put && contiguous && extent <= c->max_inline) {
+        rdma_in_place(c, x, 0, req);
+        return;
+    }
+    uint32_t lkey;
+    bool copy_is_cheaper = put && blocking && extent <= cfg.bounce_size;
+    if (!copy_is_cheaper && seg_local_lkey(x->local, extent, &lkey)) {
+        struct request done = {0};
+        /* Zero-copy: a blocking put's source is the NIC's until its writes complete. */
+        struct request *r = put && blocking ? &done : req;
+        rdma_in_place(c, x, lkey, r);
+        if (r == &done)
+            req_wait(&done);
+        return;
+    }
+    rdma_bounced(c, x, req);
+}
+
+/* ---- the data-server path ---- */
+
+/* The server's side of a piece: its counts with the remote strides. */
+static void server_layout(struct ds_stride *s, const struct stride_piece *p, const int *strides)
+{
+    memset(s, 0, sizeof(*s));
+    s->levels = p->levels;
+    for (int i = 0; i <= p->levels; i++)
+        s->count[i] = p->count[i];
+    for (int i = 0; i < p->levels; i++)
+        s->stride[i] = strides[i];
+}
+
+/* Puts and accumulates: each piece packed into a request the server scatters or applies. */
+static void send_packed(struct conn *c, const struct transfer *x, struct request *req)
+{
+    bool acc = x->op == TRANSFER_ACC;
+    int op = acc ? DS_ACC_PACKED : DS_PUT_PACKED;
+    size_t unit = acc ? acc_elem_size(x->datatype) : 1;
+    struct piece_walk w;
+    struct stride_piece p;
+    piece_walk_begin(&w, x, request_room(), unit);
+    while (piece_walk_next(&w, &p)) {
+        struct bounce *b;
+        struct ds_request *rq = request_begin(c, op, &x->remote, p.dst_off, p.bytes, &b);
+        server_layout(&rq->stride, &p, remote_strides(x));
+        if (acc) {
+            rq->datatype = (uint8_t)x->datatype;
+            memcpy(rq->scale, x->scale, unit);
+        }
+        pack_piece(&p, local_strides(x), x->local + p.src_off, (char *)(rq + 1), true);
+        request_send(c, rq, b, p.bytes, inflight_new(INF_REQUEST, c, req),
+                     acc ? "accumulate" : "strided put");
+    }
+}
+
+/* Gets: the server gathers each piece and RDMA-writes it into a bounce buffer. */
+static void get_packed(struct conn *c, const struct transfer *x, struct request *req)
+{
+    struct piece_walk w;
+    struct stride_piece p;
+    piece_walk_begin(&w, x, MIN(cfg.bounce_size, request_room()), 1);
+    while (piece_walk_next(&w, &p)) {
+        struct bounce *data = bounce_get();
+        struct bounce *b;
+        struct ds_request *rq = request_begin(c, DS_GET_PACKED, &x->remote, p.dst_off, p.bytes, &b);
+        server_layout(&rq->stride, &p, remote_strides(x));
+        rq->reply_addr = (uintptr_t)data->buf;
+        rq->reply_rkey = data->rkey;
+        struct inflight *f = inflight_new(INF_REQUEST, c, req);
+        f->data = data;
+        f->on_done = unpack_on_arrival;
+        f->ctx = unpack_ctx_new(&p, local_strides(x), x->local + p.src_off);
+        request_send(c, rq, b, 0, f, "strided get");
+    }
+}
+
+/* ---- vectors: n segments of equal size ---- */
+
+/* Segments per request: each costs an 8-byte address plus its data (none for gets). */
+static int vector_batch(size_t bytes, bool carries_data)
+{
+    size_t per = sizeof(uint64_t) + (carries_data ? bytes : 0);
+    size_t k = request_room() / per;
+    if (!carries_data)
+        k = MIN(k, cfg.bounce_size / bytes);
+    return (int)k;
+}
+
+/* Where the gathered segments of a vector get go when they arrive. */
+struct scatter_ctx {
+    int k;
+    size_t bytes;
+    void *dst[];
+};
+
+static void scatter_on_arrival(struct inflight *f)
+{
+    struct scatter_ctx *s = f->ctx;
+    for (int i = 0; i < s->k; i++)
+        memcpy(s->dst[i], (char *)f->data->buf + (size_t)i * s->bytes, s->bytes);
+    free(s);
+}
+
+/* Sends k segments (from index first) in one request. */
+static void send_vector_batch(struct conn *c, const struct transfer *x, int first, int k,
+                              struct request *req)
+{
+    static const int ops[] = {
+        [TRANSFER_PUT] = DS_PUT_IOV, [TRANSFER_GET] = DS_GET_IOV, [TRANSFER_ACC] = DS_ACC_IOV};
+    static const char *const what[] = {[TRANSFER_PUT] = "vector put",
+                                       [TRANSFER_GET] = "vector get",
+                                       [TRANSFER_ACC] = "vector accumulate"};
+    const struct target *ts = x->remotes + first;
+    void *const *local = x->locals + first;
+    bool carries_data = x->op != TRANSFER_GET;
+    size_t payload = (size_t)k * (sizeof(uint64_t) + (carries_data ? x->bytes : 0));
+    struct bounce *b;
+    struct ds_request *rq = request_begin(c, ops[x->op], &ts[0], 0, x->bytes, &b);
+    rq->value = k;
+    if (x->op == TRANSFER_ACC) {
+        rq->datatype = (uint8_t)x->datatype;
+        memcpy(rq->scale, x->scale, acc_elem_size(x->datatype));
+    }
+    uint64_t *addrs = (uint64_t *)(rq + 1);
+    char *data = (char *)(addrs + k);
+    for (int i = 0; i < k; i++) {
+        addrs[i] = ts[i].server_addr;
+        if (carries_data)
+            memcpy(data + (size_t)i * x->bytes, local[i], x->bytes);
+    }
+    struct inflight *f = inflight_new(INF_REQUEST, c, req);
+    if (x->op == TRANSFER_GET) {
+        struct scatter_ctx *s = xmalloc(sizeof(*s) + sizeof(void *) * (size_t)k);
+        s->k = k;
+        s->bytes = x->bytes;
+        memcpy(s->dst, local, sizeof(void *) * (size_t)k);
+        f->data = bounce_get();
+        f->on_done = scatter_on_arrival;
+        f->ctx = s;
+        rq->reply_addr = (uintptr_t)f->data->buf;
+        rq->reply_rkey = f->data->rkey;
+    }
+    request_send(c, rq, b, payload, f, what[x->op]);
+}
+
+static void issue_box(struct conn *c, const struct transfer *x, struct request *req, bool blocking);
+
+/* Small segments travel many to a request; large ones as contiguous transfers of their own. */
+static void issue_vector(struct conn *c, const struct transfer *x, struct request *req,
+                         bool blocking)
+{
+    int k = vector_batch(x->bytes, x->op != TRANSFER_GET);
+    if (x->bytes < cfg.strided_threshold && k >= 2) {
+        for (int i = 0; i < x->n; i += k)
+            send_vector_batch(c, x, i, MIN(k, x->n - i), req);
+        return;
+    }
+    int count[1] = {(int)x->bytes};
+    for (int i = 0; i < x->n; i++) {
+        struct transfer one = {.op = x->op,
+                               .datatype = x->datatype,
+                               .scale = x->scale,
+                               .local = x->locals[i],
+                               .remote = x->remotes[i],
+                               .d = {0, count, NULL, NULL}};
+        issue_box(c, &one, req, blocking);
+    }
+}
+
+/* ---- choosing the path ---- */
+
+static bool use_packing(const struct transfer *x)
+{
+    size_t chunk = (size_t)x->d.count[0];
+    return x->d.levels > 0 && chunk < cfg.strided_threshold && chunk <= request_room();
+}
+
+static void issue_box(struct conn *c, const struct transfer *x, struct request *req, bool blocking)
+{
+    if (x->op == TRANSFER_ACC) {
+        send_packed(c, x, req); /* the payload is copied: the source is free at once */
+    } else if (use_packing(x)) {
+        if (x->op == TRANSFER_PUT)
+            send_packed(c, x, req);
+        else
+            get_packed(c, x, req);
+    } else {
+        rdma_transfer(c, x, req, blocking);
+    }
+}
+
+/* Issues x on its ready connection; a blocking get returns with the data. */
+static void issue(struct conn *c, const struct transfer *x, struct request *req, bool blocking)
+{
+    struct request done = {0};
+    bool wait_here = blocking && x->op == TRANSFER_GET;
+    struct request *r = wait_here ? &done : req;
+    if (x->locals)
+        issue_vector(c, x, r, blocking);
+    else
+        issue_box(c, x, r, blocking);
+    if (wait_here)
+        req_wait(&done);
+}
+
+/* ---- operations waiting for their connection ---- */
+
+/* A transfer queued on a connection being set up: a deep copy of what it describes. */
+struct pending_op {
+    struct transfer x;
+    int count[ARMCI_MAX_STRIDE_LEVEL + 1];
+    int src_stride[ARMCI_MAX_STRIDE_LEVEL];
+    int dst_stride[ARMCI_MAX_STRIDE_LEVEL];
+    uint8_t scale[16];
+    struct request *req;
+    struct pending_op *next;
+};
+
+static struct pending_op *pending_copy(const struct transfer *x, struct request *req)
+{
+    struct pending_op *op = xcalloc(1, sizeof(*op));
+    op->x = *x;
+    op->req = req;
+    if (x->scale) {
+        memcpy(op->scale, x->scale, acc_elem_size(x->datatype));
+        op->x.scale = op->scale;
+    }
+    if (x->locals) {
+        size_t n = (size_t)x->n;
+        void **locals = xmalloc(sizeof(void *) * n);
+        struct target *remotes = xmalloc(sizeof(struct target) * n);
+        memcpy(locals, x->locals, sizeof(void *) * n);
+        memcpy(remotes, x->remotes, sizeof(struct target) * n);
+        op->x.locals = locals;
+        op->x.remotes = remotes;
+        return op;
+    }
+    int levels = x->d.levels;
+    memcpy(op->count, x->d.count, sizeof(int) * (size_t)(levels + 1));
+    if (levels > 0) {
+        memcpy(op->src_stride, x->d.src_stride, sizeof(int) * (size_t)levels);
+        memcpy(op->dst_stride, x->d.dst_stride, sizeof(int) * (size_t)levels);
+    }
+    op->x.d = (struct stride_desc){levels, op->count, op->src_stride, op->dst_stride};
+    return op;
+}
+
+static void pending_free(struct pending_op *op)
+{
+    if (op->x.locals) {
+        free((void *)op->x.locals);
+        free((void *)op->x.remotes);
+    }
+    free(op);
+}
+
+/* True if x was queued (c is not ready, or others wait before it). */
+static bool queue_if_connecting(struct conn *c, const struct transfer *x, struct request *req,
+                                bool blocking)
+{
+    if (blocking)
+        return false; /* conn_wait_ready waits, draining the queue first */
+    if (c->state == CONN_READY && !c->queue_head)
+        return false;
+    struct pending_op *op = pending_copy(x, req);
+    if (c->queue_tail)
+        c->queue_tail->next = op;
+    else
+        c->queue_head = op;
+    c->queue_tail = op;
+    /* Counted now, so fences and waits see it. */
+    c->outstanding++;
+    ep.outstanding++;
+    req_op_started(req);
+    return true;
+}
+
+/* Posts the operations that queued on c while it was being set up, in order. */
+static void drain(struct conn *c)
+{
+    struct pending_op *op = c->queue_head;
+    c->queue_head = c->queue_tail = NULL;
+    while (op) {
+        struct pending_op *next = op->next;
+        issue(c, &op->x, op->req, false);
+        /* The real operations count themselves; drop the placeholder. */
+        c->outstanding--;
+        ep.outstanding--;
+        req_op_done(op->req);
+        pending_free(op);
+        op = next;
+    }
+}
+
+/* Connections that became ready with operations queued on them. */
+static struct conn **to_drain;
+static int nto_drain, capto_drain;
+
+void conn_on_ready(struct conn *c)
+{
+    if (!c->queue_head)
+        return;
+    if (nto_drain == capto_drain) {
+        capto_drain = capto_drain ? 2 * capto_drain : 8;
+        to_drain = xrealloc(to_drain, sizeof(*to_drain) * capto_drain);
+    }
+    to_drain[nto_drain++] = c;
+}
+
+void conns_drain_ready(void)
+{
+    /* Posting may wait and come back here: one drainer at a time. */
+    static bool draining;
+    if (draining || !nto_drain)
+        return;
+    draining = true;
+    while (nto_drain > 0)
+        drain(to_drain[--nto_drain]);
+    draining = false;
+}
+
+void conns_fini(void)
+{
+    free(to_drain);
+    to_drain = NULL;
+    nto_drain = capto_drain = 0;
+}
+
+struct conn *conn_wait_ready(struct conn *c)
+{
+    if (c->state == CONN_READY && !c->queue_head)
+        return c;
+    /* Operations queued while connecting go first: FIFO. */
+    while (c->state != CONN_READY)
+        progress_wait();
+    drain(c);
+    return c;
+}
+
+struct conn *conn_get(int node)
+{
+    return conn_wait_ready(cm_conn_start(node));
+}
+
+/* ---- entry ---- */
+
+void transfer_start(const struct transfer *x, struct request *req, bool blocking)
+{
+    if (x->locals && x->n == 0)
+        return;
+    thread_check_enter();
+    const struct target *t = x->locals ? &x->remotes[0] : &x->remote;
+    struct conn *c = cm_conn_start(t->node);
+    if (!queue_if_connecting(c, x, req, blocking))
+        issue(conn_wait_ready(c), x, req, blocking);
+    thread_check_leave();
+}
+
+/* The shapes the API layer hands over, as transfers. */
+
+void remote_put(const struct target *t, const void *src, size_t bytes, struct request *req,
+                bool blocking)
+{
+    int count[1] = {(int)bytes};
+    struct transfer x = {
+        .op = TRANSFER_PUT, .local = (char *)src, .remote = *t, .d = {0, count, NULL, NULL}};
+    transfer_start(&x, req, blocking);
+}
+
+void remote_get(const struct target *t, void *dst, size_t bytes, struct request *req, bool blocking)
+{
+    int count[1] = {(int)bytes};
+    struct transfer x = {
+        .op = TRANSFER_GET, .local = dst, .remote = *t, .d = {0, count, NULL, NULL}};
+    transfer_start(&x, req, blocking);
+}
+
+void remote_acc(const struct target *t, int datatype, const void *scale, const void *src,
+                size_t bytes, struct request *req, bool blocking)
+{
+    int count[1] = {(int)bytes};
+    struct transfer x = {.op = TRANSFER_ACC,
+                         .datatype = datatype,
+                         .scale = scale,
+                         .local = (char *)src,
+                         .remote = *t,
+                         .d = {0, count, NULL, NULL}};
+    transfer_start(&x, req, blocking);
+}
+
+void strided_remote_put(const struct target *t, const struct stride_desc *d, const char *src,
+                        struct request *req, bool blocking)
+{
+    struct transfer x = {.op = TRANSFER_PUT, .local = (char *)src, .remote = *t, .d = *d};
+    transfer_start(&x, req, blocking);
+}
+
+void strided_remote_get(const struct target *t, const struct stride_desc *d, char *dst,
+                        struct request *req, bool blocking)
+{
+    struct transfer x = {.op = TRANSFER_GET, .local = dst, .remote = *t, .d = *d};
+    transfer_start(&x, req, blocking);
+}
+
+void strided_remote_acc(const struct target *t, const struct stride_desc *d, int datatype,
+                        const void *scale, const char *src, struct request *req, bool blocking)
+{
+    struct transfer x = {.op = TRANSFER_ACC,
+                         .datatype = datatype,
+                         .scale = scale,
+                         .local = (char *)src,
+                         .remote = *t,
+                         .d = *d};
+    transfer_start(&x, req, blocking);
+}
+
+void vector_remote_put(const struct target *ts, void *const *local, int n, size_t bytes,
+                       struct request *req, bool blocking)
+{
+    struct transfer x = {
+        .op = TRANSFER_PUT, .n = n, .bytes = bytes, .locals = local, .remotes = ts};
+    transfer_start(&x, req, blocking);
+}
+
+void vector_remote_get(const struct target *ts, void *const *local, int n, size_t bytes,
+                       struct request *req, bool blocking)
+{
+    struct transfer x = {
+        .op = TRANSFER_GET, .n = n, .bytes = bytes, .locals = local, .remotes = ts};
+    transfer_start(&x, req, blocking);
+}
+
+void vector_remote_acc(const struct target *ts, void *const *local, int n, size_t bytes,
+                       int datatype, const void *scale, struct request *req, bool blocking)
+{
+    struct transfer x = {.op = TRANSFER_ACC,
+                         .datatype = datatype,
+                         .scale = scale,
+                         .n = n,
+                         .bytes = bytes,
+                         .locals = local,
+                         .remotes = ts};
+    transfer_start(&x, req, blocking);
+}

@@ -16,7 +16,7 @@
 #include "net.h"
 #include "node_shared.h"
 #include "profiling.h"
-#include "client/client.h"
+#include "transport/client.h"
 #include "dataserver/server.h"
 #include "odcm/cm.h"
 #include "request.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "acc.h"
-#include "client/raw.h"
+#include "transport/raw.h"
 #include "segment.h"
 #include "testutil.h"
 

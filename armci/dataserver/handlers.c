@@ -15,7 +15,7 @@
 #include "server_internal.h"
 
 /* The node-local process whose memory a request targets (for its accumulate lock). */
-static bool target_local_index(const struct ds_request *rq, int *local)
+static bool target_local_index(const struct ds_message *rq, int *local)
 {
     int n = topo_node_nprocs(topo.my_node);
     if (rq->target_local < 0 || rq->target_local >= n)
@@ -24,7 +24,7 @@ static bool target_local_index(const struct ds_request *rq, int *local)
     return true;
 }
 
-static int do_acc(const struct ds_request *rq, size_t payload)
+static int do_acc(const struct ds_message *rq, size_t payload)
 {
     size_t elem = acc_elem_size(rq->datatype);
     int local;
@@ -38,7 +38,7 @@ static int do_acc(const struct ds_request *rq, size_t payload)
     return DS_OK;
 }
 
-static int do_rmw(const struct ds_request *rq, int64_t *old)
+static int do_rmw(const struct ds_message *rq, int64_t *old)
 {
     size_t size = rmw_operand_size(rq->rmw_op);
     if (!size || rq->len != size || rq->addr % size)
@@ -50,7 +50,7 @@ static int do_rmw(const struct ds_request *rq, int64_t *old)
 }
 
 /* The server-side layout of a packed transfer, checked; its extent in *extent. */
-static bool packed_layout(const struct ds_request *rq, struct stride_desc *d, size_t *extent,
+static bool packed_layout(const struct ds_message *rq, struct stride_desc *d, size_t *extent,
                           size_t *packed)
 {
     const struct ds_stride *s = &rq->stride;
@@ -65,7 +65,7 @@ static bool packed_layout(const struct ds_request *rq, struct stride_desc *d, si
 }
 
 /* Scatters (put/acc) the packed payload over the strided region at addr. */
-static int do_unpack(const struct ds_request *rq, size_t payload, bool accumulate)
+static int do_unpack(const struct ds_message *rq, size_t payload, bool accumulate)
 {
     struct stride_desc d;
     size_t extent, packed;
@@ -97,7 +97,7 @@ static int do_unpack(const struct ds_request *rq, size_t payload, bool accumulat
 
 /* RDMA-writes `bytes` of o to where the request asked; the reply follows on the same QP. */
 static void server_write_back(struct server_conn *sc, struct out_buf *o, size_t bytes,
-                              const struct ds_request *rq)
+                              const struct ds_message *rq)
 {
     o->sc = sc;
     struct ibv_sge sge = {.addr = (uintptr_t)o->buf, .length = (uint32_t)bytes, .lkey = o->lkey};
@@ -115,7 +115,7 @@ static void server_write_back(struct server_conn *sc, struct out_buf *o, size_t 
 }
 
 /* Gathers the strided region into a registered buffer and RDMA-writes it to the client. */
-static int do_get_packed(struct server_conn *sc, const struct ds_request *rq)
+static int do_get_packed(struct server_conn *sc, const struct ds_message *rq)
 {
     struct stride_desc d;
     size_t extent, packed;
@@ -138,7 +138,7 @@ static int do_get_packed(struct server_conn *sc, const struct ds_request *rq)
 }
 
 /* I/O vectors: `value` segments of `len` bytes at the addresses leading the payload. */
-static int do_iov(struct server_conn *sc, const struct ds_request *rq, size_t payload)
+static int do_iov(struct server_conn *sc, const struct ds_message *rq, size_t payload)
 {
     if (rq->value <= 0 || rq->value > (int64_t)(payload / sizeof(uint64_t)) || rq->len == 0)
         return DS_EINVAL;
@@ -179,7 +179,7 @@ static int do_iov(struct server_conn *sc, const struct ds_request *rq, size_t pa
     return DS_OK;
 }
 
-void handle_request(struct server_conn *sc, struct ds_request *rq, size_t bytes)
+void serve_message(struct server_conn *sc, struct ds_message *rq, size_t bytes)
 {
     if (bytes < sizeof(*rq)) {
         armci_warn("data server: dropped a %zu-byte request from rank %d (too short)", bytes,

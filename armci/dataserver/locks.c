@@ -23,13 +23,13 @@ struct lock_waiter {
 
 static struct lock_waiter *waiters;
 
-static bool valid_lock(const struct ds_request *rq)
+static bool valid_lock(const struct ds_message *rq)
 {
     return rq->len == sizeof(struct ticket_lock) && rq->addr % sizeof(uint64_t) == 0 &&
            registry_contains(rq->addr, sizeof(struct ticket_lock));
 }
 
-void lock_request(struct server_conn *sc, const struct ds_request *rq)
+void lock_request(struct server_conn *sc, const struct ds_message *rq)
 {
     if (!valid_lock(rq)) {
         server_reply(sc, rq->token, DS_EFAULT, 0);
@@ -72,7 +72,7 @@ void locks_rescan(void)
     }
 }
 
-void unlock_request(struct server_conn *sc, const struct ds_request *rq)
+void unlock_request(struct server_conn *sc, const struct ds_message *rq)
 {
     if (!valid_lock(rq)) {
         server_reply(sc, rq->token, DS_EFAULT, 0);

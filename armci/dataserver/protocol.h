@@ -3,7 +3,7 @@
  * connection of each client. All fields are in the sender's byte order:
  * client and server run the same binary on the same kind of host.
  *
- * A request is one SEND: struct ds_request, then `len` payload bytes for
+ * A request is one SEND: struct ds_message, then `len` payload bytes for
  * operations that carry data (ACC, PUT_PACKED). The server answers every
  * request with exactly one struct ds_reply SEND, echoing `token`; for
  * GET_PACKED it first RDMA-writes the packed data to reply_addr/reply_rkey
@@ -47,7 +47,7 @@ struct ds_stride {
     int32_t stride[ARMCI_MAX_STRIDE_LEVEL];
 };
 
-struct ds_request {
+struct ds_message {
     uint8_t op;       /* enum ds_op */
     uint8_t datatype; /* ARMCI_ACC_* for ACC / ACC_PACKED */
     uint8_t rmw_op;   /* ARMCI_FETCH_AND_ADD... for RMW */

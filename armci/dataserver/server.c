@@ -65,7 +65,7 @@ void server_init(void)
     endpoint_on(&srv.sends, WR_TAG_POINTER, on_reply_sent, NULL);
     endpoint_on(&srv.sends, WR_TAG_OUTBUF, on_out_buf_sent, NULL);
     recv_pool_create(&srv.bufs, "data server request buffers", nbufs,
-                     sizeof(struct ds_request) + cfg.server_buf_size, vdev.pd, &srv.requests,
+                     sizeof(struct ds_message) + cfg.server_buf_size, vdev.pd, &srv.requests,
                      WR_TAG_RECV, on_request, NULL);
     create_out_bufs();
     link_listen();
@@ -221,7 +221,7 @@ static void on_request(void *ctx, const struct ibv_wc *wc)
         armci_warn("data server: request on unknown QP %u dropped", wc->qp_num);
         return;
     }
-    handle_request(sc, recv_pool_buffer(&srv.bufs, wc), wc->byte_len);
+    serve_message(sc, recv_pool_buffer(&srv.bufs, wc), wc->byte_len);
 }
 
 /* Handles what the receive CQ holds; returns how many completions there were. */

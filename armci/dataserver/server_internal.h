@@ -54,7 +54,7 @@ void server_post_send(struct server_conn *sc, struct ibv_send_wr *wr);
 void server_set_stop(void);
 
 /* handlers.c: executes one request received from sc (`bytes` long). */
-void handle_request(struct server_conn *sc, struct ds_request *rq, size_t bytes);
+void serve_message(struct server_conn *sc, struct ds_message *rq, size_t bytes);
 
 /* registry.c: the segments this server has mapped and registered. */
 bool registry_contains(uint64_t addr, uint64_t len);
@@ -63,8 +63,8 @@ void registry_unmap(uint64_t seg_id);
 void registry_fini(void);
 
 /* locks.c: ticket locks held on behalf of remote clients. */
-void lock_request(struct server_conn *sc, const struct ds_request *rq);
-void unlock_request(struct server_conn *sc, const struct ds_request *rq);
+void lock_request(struct server_conn *sc, const struct ds_message *rq);
+void unlock_request(struct server_conn *sc, const struct ds_message *rq);
 void locks_rescan(void);
 void locks_fini(void);
 

@@ -26,7 +26,7 @@ struct client_ep ep;
 #define CLIENT_REPLY_BUFS 256
 #define REPLY_BUF_SIZE    64
 
-static struct inflight *inflight_free;
+static struct work *work_free;
 
 static void setup_bounces(void)
 {
@@ -73,9 +73,9 @@ void client_fini(void)
     net_dereg(ep.bounce_mr);
     free(ep.bounce_region);
     free(ep.bounce_all);
-    while (inflight_free) {
-        struct inflight *f = inflight_free;
-        inflight_free = f->next_free;
+    while (work_free) {
+        struct work *f = work_free;
+        work_free = f->next_free;
         free(f);
     }
     ep = (struct client_ep){0};
@@ -98,14 +98,14 @@ void bounce_put(struct bounce *b)
     ep.bounces_free++;
 }
 
-struct inflight *inflight_new(enum inflight_kind kind, struct conn *c, struct request *req)
+struct work *work_new(enum work_kind kind, struct conn *c, struct request *req)
 {
-    struct inflight *f = inflight_free;
+    struct work *f = work_free;
     if (f)
-        inflight_free = f->next_free;
+        work_free = f->next_free;
     else
         f = xmalloc(sizeof(*f));
-    *f = (struct inflight){.kind = kind, .conn = c, .req = req};
+    *f = (struct work){.kind = kind, .conn = c, .req = req};
     c->outstanding++;
     ep.outstanding++;
     if (req)
@@ -113,10 +113,10 @@ struct inflight *inflight_new(enum inflight_kind kind, struct conn *c, struct re
     return f;
 }
 
-void inflight_release(struct inflight *f)
+void work_release(struct work *f)
 {
-    f->next_free = inflight_free;
-    inflight_free = f;
+    f->next_free = work_free;
+    work_free = f;
 }
 
 /* Waits for a send slot on c and in the process-wide budget. */
@@ -128,7 +128,7 @@ static void reserve_send(struct conn *c)
     ep.sends_posted++;
 }
 
-void reserve_request(struct conn *c)
+void reserve_message(struct conn *c)
 {
     while (c->credits <= 0 || ep.reply_slots <= 0)
         progress_wait();
@@ -162,7 +162,7 @@ void rdma_batch_flush(struct rdma_batch *b)
 }
 
 void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op, void *local,
-                    uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey, struct inflight *inf)
+                    uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey, struct work *inf)
 {
     /* Never wait for completions while holding work requests not yet posted. */
     if (b->n && (b->c != c || b->n == RDMA_BATCH_MAX || !send_slot_free(c)))
@@ -188,7 +188,7 @@ void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op,
 }
 
 void post_rdma(struct conn *c, enum ibv_wr_opcode op, void *local, uint32_t lkey, size_t len,
-               uint64_t raddr, uint32_t rkey, struct inflight *inf)
+               uint64_t raddr, uint32_t rkey, struct work *inf)
 {
     struct rdma_batch b;
     rdma_batch_init(&b);
@@ -196,7 +196,7 @@ void post_rdma(struct conn *c, enum ibv_wr_opcode op, void *local, uint32_t lkey
     rdma_batch_flush(&b);
 }
 
-void post_request(struct conn *c, struct bounce *b, size_t len, struct inflight *inf)
+void post_message(struct conn *c, struct bounce *b, size_t len, struct work *inf)
 {
     reserve_send(c);
     struct ibv_sge sge = {.addr = (uintptr_t)b->buf, .length = (uint32_t)len, .lkey = b->lkey};
@@ -216,12 +216,12 @@ void post_request(struct conn *c, struct bounce *b, size_t len, struct inflight 
 }
 
 /* A request about t (offset bytes in) to the data server of c's node; payload goes after it. */
-struct ds_request *request_begin(struct conn *c, int op, const struct target *t, size_t offset,
+struct ds_message *message_begin(struct conn *c, int op, const struct target *t, size_t offset,
                                  uint64_t len, struct bounce **b)
 {
-    reserve_request(c);
+    reserve_message(c);
     *b = bounce_get();
-    struct ds_request *rq = (*b)->buf;
+    struct ds_message *rq = (*b)->buf;
     memset(rq, 0, sizeof(*rq));
     rq->op = (uint8_t)op;
     rq->origin = rt.me;
@@ -231,10 +231,10 @@ struct ds_request *request_begin(struct conn *c, int op, const struct target *t,
     return rq;
 }
 
-void request_send(struct conn *c, struct ds_request *rq, struct bounce *b, size_t payload,
-                  struct inflight *f, const char *what)
+void message_send(struct conn *c, struct ds_message *rq, struct bounce *b, size_t payload,
+                  struct work *f, const char *what)
 {
     rq->token = (uintptr_t)f;
-    post_request(c, b, sizeof(*rq) + payload, f);
+    post_message(c, b, sizeof(*rq) + payload, f);
     f->what = what;
 }

@@ -7,7 +7,7 @@
  *   - per connection: at most sq_depth send WRs posted (ARMCI_SEND_WQES);
  *   - per process: at most `send_budget` send WRs posted over all
  *     connections, so the shared CQ never overruns;
- *   - per connection: at most `credits` server requests outstanding (the
+ *   - per connection: at most `credits` data-server messages outstanding (the
  *     server returns credits with replies), and per process at most
  *     `reply_slots` (one posted reply buffer each).
  */
@@ -31,24 +31,24 @@ struct bounce {
     struct bounce *next;
 };
 
-enum inflight_kind { INF_WRITE, INF_READ, INF_REQUEST };
+enum work_kind { WORK_WRITE, WORK_READ, WORK_MESSAGE };
 
-/* One operation in flight: a verbs work request (and, for requests, its reply). */
-struct inflight {
-    enum inflight_kind kind;
+/* Work in flight: one posted verbs work request (and, for a data-server message, its reply). */
+struct work {
+    enum work_kind kind;
     struct conn *conn;
     struct request *req;   /* counted in here until complete (may be NULL) */
     struct bounce *bounce; /* released on completion */
-    void *copy_to;         /* INF_READ through a bounce: copy here on completion */
+    void *copy_to;         /* WORK_READ through a bounce: copy here on completion */
     size_t copy_len;
-    int events_left;     /* INF_REQUEST: send completion + reply */
-    int64_t *result;     /* INF_REQUEST: where the reply's value goes */
-    int32_t *status;     /* INF_REQUEST: where the reply's status goes; NULL: a rejection is fatal */
-    struct bounce *data; /* packed get: the buffer the server writes the data into */
-    void (*on_done)(struct inflight *f); /* packed get: unpacks `data` */
-    void *ctx;                           /* for on_done */
-    const char *what;                    /* for error messages */
-    struct inflight *next_free;
+    int events_left; /* WORK_MESSAGE: send completion + reply */
+    int64_t *result; /* WORK_MESSAGE: where the reply's value goes */
+    int32_t *status; /* WORK_MESSAGE: where the reply's status goes; NULL: a rejection is fatal */
+    struct bounce *data;             /* packed get: the buffer the server writes the data into */
+    void (*on_done)(struct work *f); /* packed get: unpacks `data` */
+    void *ctx;                       /* for on_done */
+    const char *what;                /* for error messages */
+    struct work *next_free;
 };
 
 struct client_ep {
@@ -57,7 +57,7 @@ struct client_ep {
     int send_budget;          /* send WRs that may be posted at once over all QPs */
     int sends_posted;
     int outstanding; /* operations not yet complete, over all connections */
-    int reply_slots; /* free reply buffers = requests that may still be sent */
+    int reply_slots; /* free reply buffers = messages that may still be sent */
     void *bounce_region;
     struct net_mr *bounce_mr;
     struct bounce *bounce_all;
@@ -88,7 +88,7 @@ void conns_fini(void);
 struct bounce *bounce_get(void);
 void bounce_put(struct bounce *b);
 
-struct inflight *inflight_new(enum inflight_kind kind, struct conn *c, struct request *req);
+struct work *work_new(enum work_kind kind, struct conn *c, struct request *req);
 
 /*
  * A chain of RDMA work requests to one connection, posted with a single
@@ -110,25 +110,25 @@ static inline void rdma_batch_init(struct rdma_batch *b)
 }
 
 void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op, void *local,
-                    uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey, struct inflight *inf);
+                    uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey, struct work *inf);
 void rdma_batch_flush(struct rdma_batch *b);
 
 /* Posting; each waits (making progress) while a queue limit is reached. */
 void post_rdma(struct conn *c, enum ibv_wr_opcode op, void *local, uint32_t lkey, size_t len,
-               uint64_t raddr, uint32_t rkey, struct inflight *inf);
-void post_request(struct conn *c, struct bounce *b, size_t len, struct inflight *inf);
-/* Reserves a request credit on c (waits for one). */
-void reserve_request(struct conn *c);
+               uint64_t raddr, uint32_t rkey, struct work *inf);
+void post_message(struct conn *c, struct bounce *b, size_t len, struct work *inf);
+/* Reserves a message credit on c (waits for one). */
+void reserve_message(struct conn *c);
 
 struct target;
-struct ds_request;
+struct ds_message;
 /*
- * A data-server request about t (`offset` bytes in), built in a bounce
- * buffer; its payload goes right after it. request_send posts it.
+ * A data-server message about t (`offset` bytes in), built in a bounce
+ * buffer; its payload goes right after it. message_send posts it.
  */
-struct ds_request *request_begin(struct conn *c, int op, const struct target *t, size_t offset,
+struct ds_message *message_begin(struct conn *c, int op, const struct target *t, size_t offset,
                                  uint64_t len, struct bounce **b);
-void request_send(struct conn *c, struct ds_request *rq, struct bounce *b, size_t payload,
-                  struct inflight *f, const char *what);
+void message_send(struct conn *c, struct ds_message *rq, struct bounce *b, size_t payload,
+                  struct work *f, const char *what);
 
 #endif

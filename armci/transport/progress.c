@@ -23,7 +23,7 @@
 /* Longest sleep without an event: bounds how late a timer (retransmission) runs. */
 #define MAX_BLOCK_MS 10
 
-static void complete(struct inflight *f)
+static void complete(struct work *f)
 {
     if (f->on_done)
         f->on_done(f);
@@ -35,7 +35,7 @@ static void complete(struct inflight *f)
     ep.outstanding--;
     if (f->req)
         req_op_done(f->req);
-    inflight_release(f);
+    work_release(f);
 }
 
 static const char *status_name(int status)
@@ -52,7 +52,7 @@ static const char *status_name(int status)
 
 void on_send_completion(void *ctx, const struct ibv_wc *wc)
 {
-    struct inflight *f = wr_id_pointer(wc->wr_id);
+    struct work *f = wr_id_pointer(wc->wr_id);
     struct conn *c = f->conn;
     c->sq_posted--;
     ep.sends_posted--;
@@ -60,15 +60,15 @@ void on_send_completion(void *ctx, const struct ibv_wc *wc)
         armci_die(NULL, "%s to node %d failed: %s (vendor error 0x%x)", f->what, c->node,
                   ibv_wc_status_str(wc->status), wc->vendor_err);
     switch (f->kind) {
-    case INF_READ:
+    case WORK_READ:
         if (f->copy_to)
             memcpy(f->copy_to, f->bounce->buf, f->copy_len);
         complete(f);
         break;
-    case INF_WRITE:
+    case WORK_WRITE:
         complete(f);
         break;
-    case INF_REQUEST:
+    case WORK_MESSAGE:
         /* The request buffer is free; the operation waits for its reply. */
         bounce_put(f->bounce);
         f->bounce = NULL;
@@ -83,7 +83,7 @@ void on_reply(void *ctx, const struct ibv_wc *wc)
     struct ds_reply r = *(const struct ds_reply *)recv_pool_buffer(&ep.replies, wc);
     ep.reply_slots++;
 
-    struct inflight *f = (struct inflight *)(uintptr_t)r.token;
+    struct work *f = (struct work *)(uintptr_t)r.token;
     f->conn->credits += r.credits;
     /* A rejection is the caller's bug, unless the caller asked for the status itself. */
     if (r.status != DS_OK && !f->status)

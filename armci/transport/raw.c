@@ -7,23 +7,23 @@
 #include "../thread_check.h"
 #include "client.h"
 
-int remote_raw_request(const struct target *t, const struct ds_request *proto, const void *payload,
+int remote_raw_message(const struct target *t, const struct ds_message *proto, const void *payload,
                        size_t payload_len, int64_t *value)
 {
     thread_check_enter();
     struct conn *c = conn_get(t->node);
     struct bounce *b;
-    struct ds_request *rq = request_begin(c, (enum ds_op)proto->op, t, 0, proto->len, &b);
+    struct ds_message *rq = message_begin(c, (enum ds_op)proto->op, t, 0, proto->len, &b);
     *rq = *proto;
     if (payload_len)
         memcpy(rq + 1, payload, payload_len);
     struct request done = {0};
     int64_t result = 0;
     int32_t status = 0;
-    struct inflight *f = inflight_new(INF_REQUEST, c, &done);
+    struct work *f = work_new(WORK_MESSAGE, c, &done);
     f->result = &result;
     f->status = &status;
-    request_send(c, rq, b, payload_len, f, "raw request");
+    message_send(c, rq, b, payload_len, f, "raw request");
     req_wait(&done);
     thread_check_leave();
     if (value)

@@ -24,20 +24,20 @@
 #include "client.h"
 
 /* Sends one payload-free request and waits for its reply; returns the reply's value. */
-static int64_t request_and_wait(const struct target *t, enum ds_op op, uint64_t len, int rmw_op,
+static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t len, int rmw_op,
                                 int64_t value, const char *what)
 {
     thread_check_enter();
     struct conn *c = conn_get(t->node);
     struct bounce *b;
-    struct ds_request *rq = request_begin(c, op, t, 0, len, &b);
+    struct ds_message *rq = message_begin(c, op, t, 0, len, &b);
     rq->rmw_op = (uint8_t)rmw_op;
     rq->value = value;
     struct request done = {0};
     int64_t result = 0;
-    struct inflight *f = inflight_new(INF_REQUEST, c, &done);
+    struct work *f = work_new(WORK_MESSAGE, c, &done);
     f->result = &result;
-    request_send(c, rq, b, 0, f, what);
+    message_send(c, rq, b, 0, f, what);
     req_wait(&done);
     thread_check_leave();
     return result;
@@ -46,12 +46,12 @@ static int64_t request_and_wait(const struct target *t, enum ds_op op, uint64_t 
 long remote_rmw(const struct target *t, int op, long value)
 {
     size_t size = (op == ARMCI_FETCH_AND_ADD || op == ARMCI_SWAP) ? sizeof(int) : sizeof(long);
-    return (long)request_and_wait(t, DS_RMW, size, op, value, "read-modify-write");
+    return (long)message_and_wait(t, DS_RMW, size, op, value, "read-modify-write");
 }
 
 void remote_lock(const struct target *t)
 {
-    request_and_wait(t, DS_LOCK, sizeof(struct ticket_lock), 0, 0, "lock");
+    message_and_wait(t, DS_LOCK, sizeof(struct ticket_lock), 0, 0, "lock");
 }
 
 void remote_unlock(const struct target *t)
@@ -60,8 +60,8 @@ void remote_unlock(const struct target *t)
     thread_check_enter();
     struct conn *c = conn_get(t->node);
     struct bounce *b;
-    struct ds_request *rq = request_begin(c, DS_UNLOCK, t, 0, sizeof(struct ticket_lock), &b);
-    request_send(c, rq, b, 0, inflight_new(INF_REQUEST, c, req_implicit()), "unlock");
+    struct ds_message *rq = message_begin(c, DS_UNLOCK, t, 0, sizeof(struct ticket_lock), &b);
+    message_send(c, rq, b, 0, work_new(WORK_MESSAGE, c, req_implicit()), "unlock");
     thread_check_leave();
 }
 

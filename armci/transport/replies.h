@@ -12,6 +12,6 @@
 /* progress.c: completion handlers of the client endpoint (registered by client_init). */
 void on_send_completion(void *ctx, const struct ibv_wc *wc);
 void on_reply(void *ctx, const struct ibv_wc *wc);
-void inflight_release(struct inflight *f);
+void work_release(struct work *f);
 
 #endif

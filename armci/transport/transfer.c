@@ -35,7 +35,7 @@
 /* Room for packed data in one request to the data server. */
 static size_t request_room(void)
 {
-    return MIN(cfg.server_buf_size, cfg.bounce_size) - sizeof(struct ds_request);
+    return MIN(cfg.server_buf_size, cfg.bounce_size) - sizeof(struct ds_message);
 }
 
 /* The local and remote strides of a box transfer, whichever way it goes. */
@@ -129,7 +129,7 @@ static struct unpack_ctx *unpack_ctx_new(const struct stride_piece *p, const int
     return u;
 }
 
-static void unpack_on_arrival(struct inflight *f)
+static void unpack_on_arrival(struct work *f)
 {
     struct unpack_ctx *u = f->ctx;
     pack_piece(&u->piece, u->strides, f->data->buf, u->dst, false);
@@ -153,7 +153,7 @@ static void rdma_in_place(struct conn *c, const struct transfer *x, uint32_t lke
             size_t n = MIN(MAX_RDMA_CHUNK, (size_t)x->d.count[0] - off);
             rdma_batch_add(&batch, c, op, x->local + it.src_off + off, lkey, n,
                            x->remote.server_addr + it.dst_off + off, x->remote.rkey,
-                           inflight_new(write ? INF_WRITE : INF_READ, c, req));
+                           work_new(write ? WORK_WRITE : WORK_READ, c, req));
         }
     }
     rdma_batch_flush(&batch);
@@ -168,7 +168,7 @@ static void rdma_bounced(struct conn *c, const struct transfer *x, struct reques
 {
     bool write = x->op == TRANSFER_PUT;
     enum ibv_wr_opcode op = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
-    enum inflight_kind kind = write ? INF_WRITE : INF_READ;
+    enum work_kind kind = write ? WORK_WRITE : WORK_READ;
     struct rdma_batch batch;
     rdma_batch_init(&batch);
     struct piece_walk w;
@@ -183,9 +183,9 @@ static void rdma_bounced(struct conn *c, const struct transfer *x, struct reques
         stride_packed(p.count, p.levels, packed);
         struct stride_desc walk = {p.levels, p.count, packed, remote_strides(x)};
         struct stride_iter it;
-        struct inflight *last = NULL;
+        struct work *last = NULL;
         for (stride_iter_begin(&it, &walk); !it.done; stride_iter_next(&it)) {
-            last = inflight_new(kind, c, req);
+            last = work_new(kind, c, req);
             rdma_batch_add(&batch, c, op, (char *)b->buf + it.src_off, b->lkey, (size_t)p.count[0],
                            x->remote.server_addr + p.dst_off + it.dst_off, x->remote.rkey, last);
         }
@@ -254,14 +254,14 @@ static void send_packed(struct conn *c, const struct transfer *x, struct request
     piece_walk_begin(&w, x, request_room(), unit);
     while (piece_walk_next(&w, &p)) {
         struct bounce *b;
-        struct ds_request *rq = request_begin(c, op, &x->remote, p.dst_off, p.bytes, &b);
+        struct ds_message *rq = message_begin(c, op, &x->remote, p.dst_off, p.bytes, &b);
         server_layout(&rq->stride, &p, remote_strides(x));
         if (acc) {
             rq->datatype = (uint8_t)x->datatype;
             memcpy(rq->scale, x->scale, unit);
         }
         pack_piece(&p, local_strides(x), x->local + p.src_off, (char *)(rq + 1), true);
-        request_send(c, rq, b, p.bytes, inflight_new(INF_REQUEST, c, req),
+        message_send(c, rq, b, p.bytes, work_new(WORK_MESSAGE, c, req),
                      acc ? "accumulate" : "strided put");
     }
 }
@@ -275,15 +275,15 @@ static void get_packed(struct conn *c, const struct transfer *x, struct request 
     while (piece_walk_next(&w, &p)) {
         struct bounce *data = bounce_get();
         struct bounce *b;
-        struct ds_request *rq = request_begin(c, DS_GET_PACKED, &x->remote, p.dst_off, p.bytes, &b);
+        struct ds_message *rq = message_begin(c, DS_GET_PACKED, &x->remote, p.dst_off, p.bytes, &b);
         server_layout(&rq->stride, &p, remote_strides(x));
         rq->reply_addr = (uintptr_t)data->buf;
         rq->reply_rkey = data->rkey;
-        struct inflight *f = inflight_new(INF_REQUEST, c, req);
+        struct work *f = work_new(WORK_MESSAGE, c, req);
         f->data = data;
         f->on_done = unpack_on_arrival;
         f->ctx = unpack_ctx_new(&p, local_strides(x), x->local + p.src_off);
-        request_send(c, rq, b, 0, f, "strided get");
+        message_send(c, rq, b, 0, f, "strided get");
     }
 }
 
@@ -306,7 +306,7 @@ struct scatter_ctx {
     void *dst[];
 };
 
-static void scatter_on_arrival(struct inflight *f)
+static void scatter_on_arrival(struct work *f)
 {
     struct scatter_ctx *s = f->ctx;
     for (int i = 0; i < s->k; i++)
@@ -328,7 +328,7 @@ static void send_vector_batch(struct conn *c, const struct transfer *x, int firs
     bool carries_data = x->op != TRANSFER_GET;
     size_t payload = (size_t)k * (sizeof(uint64_t) + (carries_data ? x->bytes : 0));
     struct bounce *b;
-    struct ds_request *rq = request_begin(c, ops[x->op], &ts[0], 0, x->bytes, &b);
+    struct ds_message *rq = message_begin(c, ops[x->op], &ts[0], 0, x->bytes, &b);
     rq->value = k;
     if (x->op == TRANSFER_ACC) {
         rq->datatype = (uint8_t)x->datatype;
@@ -341,7 +341,7 @@ static void send_vector_batch(struct conn *c, const struct transfer *x, int firs
         if (carries_data)
             memcpy(data + (size_t)i * x->bytes, local[i], x->bytes);
     }
-    struct inflight *f = inflight_new(INF_REQUEST, c, req);
+    struct work *f = work_new(WORK_MESSAGE, c, req);
     if (x->op == TRANSFER_GET) {
         struct scatter_ctx *s = xmalloc(sizeof(*s) + sizeof(void *) * (size_t)k);
         s->k = k;
@@ -353,7 +353,7 @@ static void send_vector_batch(struct conn *c, const struct transfer *x, int firs
         rq->reply_addr = (uintptr_t)f->data->buf;
         rq->reply_rkey = f->data->rkey;
     }
-    request_send(c, rq, b, payload, f, what[x->op]);
+    message_send(c, rq, b, payload, f, what[x->op]);
 }
 
 static void issue_box(struct conn *c, const struct transfer *x, struct request *req, bool blocking);

@@ -15,9 +15,9 @@
 
 enum { BLOCK = 4096 };
 
-static struct ds_request base_request(enum ds_op op, const struct target *t, uint64_t len)
+static struct ds_message base_request(enum ds_op op, const struct target *t, uint64_t len)
 {
-    struct ds_request rq = {.op = (uint8_t)op,
+    struct ds_message rq = {.op = (uint8_t)op,
                             .origin = armci_msg_me(),
                             .addr = t->server_addr,
                             .len = len,
@@ -41,55 +41,55 @@ static void attack(int victim, void *block)
     struct target t;
     seg_resolve("test", "block", victim, block, BLOCK, &t);
     double payload[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-    struct ds_request rq;
+    struct ds_message rq;
 
     rq = base_request(DS_ACC, &t, sizeof(payload));
     rq.addr = t.server_addr + BLOCK * 64; /* well past the segment */
-    expect("acc past the segment", remote_raw_request(&t, &rq, payload, sizeof(payload), NULL),
+    expect("acc past the segment", remote_raw_message(&t, &rq, payload, sizeof(payload), NULL),
            DS_EFAULT);
     rq.addr = 4096; /* nothing of ours */
-    expect("acc to a wild address", remote_raw_request(&t, &rq, payload, sizeof(payload), NULL),
+    expect("acc to a wild address", remote_raw_message(&t, &rq, payload, sizeof(payload), NULL),
            DS_EFAULT);
     rq = base_request(DS_ACC, &t, sizeof(payload));
     rq.datatype = 99;
-    expect("acc with a bad type", remote_raw_request(&t, &rq, payload, sizeof(payload), NULL),
+    expect("acc with a bad type", remote_raw_message(&t, &rq, payload, sizeof(payload), NULL),
            DS_EINVAL);
     rq = base_request(DS_ACC, &t, 4 * sizeof(payload));
     expect("acc longer than its payload",
-           remote_raw_request(&t, &rq, payload, sizeof(payload), NULL), DS_EINVAL);
+           remote_raw_message(&t, &rq, payload, sizeof(payload), NULL), DS_EINVAL);
     rq = base_request(DS_ACC, &t, sizeof(payload));
     rq.target_local = 1000;
     expect("acc naming a process not on the node",
-           remote_raw_request(&t, &rq, payload, sizeof(payload), NULL), DS_EINVAL);
+           remote_raw_message(&t, &rq, payload, sizeof(payload), NULL), DS_EINVAL);
 
     rq = base_request(DS_RMW, &t, sizeof(long));
     rq.rmw_op = ARMCI_FETCH_AND_ADD_LONG;
     rq.addr += 4; /* misaligned */
-    expect("misaligned rmw", remote_raw_request(&t, &rq, NULL, 0, NULL), DS_EINVAL);
+    expect("misaligned rmw", remote_raw_message(&t, &rq, NULL, 0, NULL), DS_EINVAL);
     rq = base_request(DS_RMW, &t, sizeof(long));
     rq.rmw_op = 42;
-    expect("rmw with a bad op", remote_raw_request(&t, &rq, NULL, 0, NULL), DS_EINVAL);
+    expect("rmw with a bad op", remote_raw_message(&t, &rq, NULL, 0, NULL), DS_EINVAL);
     rq = base_request(DS_LOCK, &t, 64);
     rq.addr = 8192;
-    expect("lock outside any segment", remote_raw_request(&t, &rq, NULL, 0, NULL), DS_EFAULT);
+    expect("lock outside any segment", remote_raw_message(&t, &rq, NULL, 0, NULL), DS_EFAULT);
 
     rq = base_request(DS_GET_PACKED, &t, 64);
     rq.stride.levels = 12;
-    expect("packed get with 12 levels", remote_raw_request(&t, &rq, NULL, 0, NULL), DS_EINVAL);
+    expect("packed get with 12 levels", remote_raw_message(&t, &rq, NULL, 0, NULL), DS_EINVAL);
     rq = base_request(DS_PUT_PACKED, &t, 64);
     rq.stride = (struct ds_stride){.levels = 1, .count = {32, -2}, .stride = {64}};
-    expect("packed put with a negative count", remote_raw_request(&t, &rq, payload, 64, NULL),
+    expect("packed put with a negative count", remote_raw_message(&t, &rq, payload, 64, NULL),
            DS_EINVAL);
     rq = base_request(DS_PUT_PACKED, &t, 64);
     rq.stride = (struct ds_stride){.levels = 1, .count = {32, 2}, .stride = {BLOCK}};
-    expect("packed put running past the segment", remote_raw_request(&t, &rq, payload, 64, NULL),
+    expect("packed put running past the segment", remote_raw_message(&t, &rq, payload, 64, NULL),
            DS_EFAULT);
     rq = base_request((enum ds_op)200, &t, 8);
-    expect("unknown operation", remote_raw_request(&t, &rq, NULL, 0, NULL), DS_EINVAL);
+    expect("unknown operation", remote_raw_message(&t, &rq, NULL, 0, NULL), DS_EINVAL);
 
     /* Still serving: a proper accumulate of 1.0 into the first double works. */
     rq = base_request(DS_ACC, &t, sizeof(double));
-    expect("valid acc afterwards", remote_raw_request(&t, &rq, payload, sizeof(double), NULL),
+    expect("valid acc afterwards", remote_raw_message(&t, &rq, payload, sizeof(double), NULL),
            DS_OK);
     CHECK(rejections == 12, "%d rejections answered, expected 12", rejections);
 }

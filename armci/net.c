@@ -12,6 +12,7 @@
 #include "verbs/device.h"
 
 static bool active;
+static struct net_mr *user_regions; /* net_reg_user's, newest first */
 
 bool net_active(void)
 {
@@ -50,10 +51,38 @@ struct net_mr *net_reg(const char *call, void *addr, size_t len, bool remote)
     return m;
 }
 
+struct net_mr *net_reg_user(const char *call, void *addr, size_t len)
+{
+    struct net_mr *m = net_reg(call, addr, len, false);
+    m->user = true;
+    m->next = user_regions;
+    user_regions = m;
+    return m;
+}
+
+bool net_user_lkey(const void *addr, size_t len, uint32_t *lkey)
+{
+    uintptr_t a = (uintptr_t)addr;
+    for (const struct net_mr *m = user_regions; m; m = m->next) {
+        uintptr_t start = (uintptr_t)m->addr;
+        if (a >= start && a + len <= start + m->len) {
+            *lkey = m->lkey;
+            return true;
+        }
+    }
+    return false;
+}
+
 void net_dereg(struct net_mr *m)
 {
     if (!m)
         return;
+    if (m->user) {
+        struct net_mr **link = &user_regions;
+        while (*link != m)
+            link = &(*link)->next;
+        *link = m->next;
+    }
     if (ibv_dereg_mr(m->mr))
         armci_warn("ibv_dereg_mr of %zu bytes at %p failed: %s", m->len, m->addr, strerror(errno));
     free(m);

@@ -18,6 +18,8 @@ struct net_mr {
     size_t len;
     uint32_t lkey;
     uint32_t rkey;
+    bool user;           /* user-visible memory: found by net_user_lkey */
+    struct net_mr *next; /* in the list of user-visible registrations */
 };
 
 bool net_active(void);
@@ -27,5 +29,13 @@ void net_fini(void);
 /* Registers [addr, addr+len); remote = also writable/readable/atomic by peers. */
 struct net_mr *net_reg(const char *call, void *addr, size_t len, bool remote);
 void net_dereg(struct net_mr *mr);
+
+/*
+ * Registers memory the user passes to ARMCI calls (segments,
+ * ARMCI_Malloc_local) and remembers it, so that transfers from or to it
+ * move zero-copy: net_user_lkey finds the registration covering a range.
+ */
+struct net_mr *net_reg_user(const char *call, void *addr, size_t len);
+bool net_user_lkey(const void *addr, size_t len, uint32_t *lkey);
 
 #endif

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "request.h"
-#include "segment.h"
+#include "transport/target.h"
 #include "strided/stride.h"
 
 enum transfer_op { TRANSFER_PUT, TRANSFER_GET, TRANSFER_ACC };

@@ -154,26 +154,6 @@ void seg_resolve(const char *call, const char *arg, int proc, const void *addr, 
     }
 }
 
-bool seg_local_lkey(const void *addr, size_t len, uint32_t *lkey)
-{
-    uintptr_t a = (uintptr_t)addr;
-    for (const struct segment *s = segments; s; s = s->next) {
-        uintptr_t start = (uintptr_t)s->map;
-        if (s->local_mr && a >= start && a + len <= start + s->map_size) {
-            *lkey = s->local_mr->lkey;
-            return true;
-        }
-    }
-    for (const struct local_region *r = local_regions; r; r = r->next) {
-        uintptr_t start = (uintptr_t)r->addr;
-        if (r->mr && a >= start && a + len <= start + r->len) {
-            *lkey = r->mr->lkey;
-            return true;
-        }
-    }
-    return false;
-}
-
 /* What each member tells the others about its block. */
 struct block_info {
     uint64_t own_addr;    /* the block in the member's own address space */
@@ -270,7 +250,7 @@ int seg_malloc(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group
     MPI_Comm_free(&node_group);
 
     if (with_server)
-        s->local_mr = net_reg(call, s->map, s->map_size, false);
+        s->local_mr = net_reg_user(call, s->map, s->map_size);
 
     struct block_info mine = {
         .own_addr = (uintptr_t)s->map + my_offset,
@@ -352,7 +332,7 @@ void *seg_malloc_local(const char *call, armci_size_t bytes)
     r->len = (size_t)bytes;
     r->addr = xmalloc_registrable(align_up(r->len ? r->len : 1, 4096));
     if (net_active())
-        r->mr = net_reg(call, r->addr, r->len ? r->len : 1, false);
+        r->mr = net_reg_user(call, r->addr, r->len ? r->len : 1);
     r->next = local_regions;
     local_regions = r;
     return r->addr;

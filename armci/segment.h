@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "armci.h"
+#include "transport/target.h"
 
 struct net_mr;
 
@@ -40,15 +41,6 @@ struct segment {
     struct segment *next;
 };
 
-/* Where a remote range really is. */
-struct target {
-    void *local;          /* non-NULL: same node, load/store here */
-    uint64_t server_addr; /* other node: address in its data server's space */
-    uint32_t rkey;
-    int proc;
-    int node;
-};
-
 void seg_init(void);
 void seg_fini(void);
 
@@ -63,9 +55,6 @@ int seg_free(const char *call, void *ptr, ARMCI_Group *group);
  */
 void seg_resolve(const char *call, const char *arg, int proc, const void *addr, size_t len,
                  struct target *out);
-
-/* True if [addr, addr + len) is segment or ARMCI_Malloc_local memory registered here. */
-bool seg_local_lkey(const void *addr, size_t len, uint32_t *lkey);
 
 /* ARMCI_Malloc_local / ARMCI_Free_local. */
 void *seg_malloc_local(const char *call, armci_size_t bytes);

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "../request.h"
-#include "../segment.h"
+#include "../transport/target.h"
 #include "stride.h"
 
 void strided_remote_put(const struct target *t, const struct stride_desc *d, const char *src,

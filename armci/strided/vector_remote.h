@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "../request.h"
-#include "../segment.h"
+#include "../transport/target.h"
 
 /* ts[i] is the remote end of segment i, local[i] the local one; n segments of `bytes`. */
 void vector_remote_put(const struct target *ts, void *const *local, int n, size_t bytes,

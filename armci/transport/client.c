@@ -7,7 +7,7 @@
 
 #include "../config.h"
 #include "../runtime.h"
-#include "../segment.h"
+#include "target.h"
 #include "../topology.h"
 #include "../error.h"
 #include "../net.h"

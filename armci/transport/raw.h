@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "../dataserver/protocol.h"
-#include "../segment.h"
+#include "target.h"
 
 /* Sends *rq (token filled in here) with `payload` bytes after it to t's node; returns the
  * reply's enum ds_status (a rejection is returned, not fatal). */

@@ -20,6 +20,7 @@
 #include "../acc.h"
 #include "../config.h"
 #include "../dataserver/protocol.h"
+#include "../net.h"
 #include "../odcm/cm.h"
 #include "../progress.h"
 #include "../remote.h"
@@ -218,7 +219,7 @@ static void rdma_transfer(struct conn *c, const struct transfer *x, struct reque
     }
     uint32_t lkey;
     bool copy_is_cheaper = put && blocking && extent <= cfg.bounce_size;
-    if (!copy_is_cheaper && seg_local_lkey(x->local, extent, &lkey)) {
+    if (!copy_is_cheaper && net_user_lkey(x->local, extent, &lkey)) {
         struct request done = {0};
         /* Zero-copy: a blocking put's source is the NIC's until its writes complete. */
         struct request *r = put && blocking ? &done : req;

@@ -45,6 +45,8 @@ struct conn {
     /* Owned by the transport: operations issued while connecting, FIFO. */
     struct pending_op *queue_head;
     struct pending_op *queue_tail;
+    /* Messages that make the data server write target memory, not yet answered. */
+    int server_updates;
 };
 
 struct pending_op;

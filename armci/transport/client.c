@@ -237,4 +237,13 @@ void message_send(struct conn *c, struct ds_message *rq, struct bounce *b, size_
     rq->token = (uintptr_t)f;
     post_message(c, b, sizeof(*rq) + payload, f);
     f->what = what;
+    f->server_update = rq->op == DS_ACC || rq->op == DS_PUT_PACKED || rq->op == DS_ACC_PACKED ||
+                       rq->op == DS_PUT_IOV || rq->op == DS_ACC_IOV;
+    c->server_updates += f->server_update;
+}
+
+void wait_server_updates(struct conn *c)
+{
+    while (c->server_updates > 0)
+        progress_wait();
 }

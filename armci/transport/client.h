@@ -48,6 +48,7 @@ struct work {
     void (*on_done)(struct work *f); /* packed get: unpacks `data` */
     void *ctx;                       /* for on_done */
     const char *what;                /* for error messages */
+    bool server_update;              /* a message the server applies to target memory */
     struct work *next_free;
 };
 
@@ -130,5 +131,13 @@ struct ds_message *message_begin(struct conn *c, int op, const struct target *t,
                                  uint64_t len, struct bounce **b);
 void message_send(struct conn *c, struct ds_message *rq, struct bounce *b, size_t payload,
                   struct work *f, const char *what);
+
+/*
+ * Waits until the data server of c's node has applied every update sent to
+ * it. RDMA bypasses the server, so an RDMA read or write issued after a
+ * packed put or an accumulate to the same memory would overtake it: ARMCI
+ * orders one origin's operations to one target, and GA relies on it.
+ */
+void wait_server_updates(struct conn *c);
 
 #endif

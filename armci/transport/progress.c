@@ -32,6 +32,7 @@ static void complete(struct work *f)
     if (f->bounce)
         bounce_put(f->bounce);
     f->conn->outstanding--;
+    f->conn->server_updates -= f->server_update;
     ep.outstanding--;
     if (f->req)
         req_op_done(f->req);

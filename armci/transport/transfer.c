@@ -210,6 +210,7 @@ static void rdma_bounced(struct conn *c, const struct transfer *x, struct reques
 static void rdma_transfer(struct conn *c, const struct transfer *x, struct request *req,
                           bool blocking)
 {
+    wait_server_updates(c);
     bool put = x->op == TRANSFER_PUT;
     size_t extent = stride_extent(local_strides(x), x->d.count, x->d.levels);
     bool contiguous = x->d.levels == 0;

@@ -5,6 +5,7 @@
 #ifndef ARMCI_ERROR_H
 #define ARMCI_ERROR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Prints "ARMCI error (rank R) in CALL: message" and aborts the job. */
@@ -21,6 +22,21 @@ void armci_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void check_proc(const char *call, const char *arg, int proc);
 /* Aborts when ptr is NULL. */
 void check_ptr(const char *call, const char *arg, const void *ptr);
+/*
+ * Aborts when a local buffer is NULL, or NULL plus an offset (an unmapped
+ * address below the program): touching it would be a segfault. Cheap for
+ * every real buffer: only addresses below the program are looked up.
+ */
+void check_local(const char *call, const char *arg, const void *ptr);
+/* The test check_local makes, without aborting. */
+bool local_ptr_valid(const void *ptr);
+/*
+ * For error messages about strings that may lack a NUL (Fortran): copies
+ * the start of s into out[size] (non-printable bytes as '?'), stopping at
+ * a NUL or at the first unreadable byte without faulting. The first
+ * `known` bytes are readable (used if the kernel refuses the safe copy).
+ */
+void safe_prefix(const char *s, size_t known, char *out, size_t size);
 /* Aborts when value < 0. */
 void check_nonneg(const char *call, const char *arg, long value);
 

@@ -1,35 +1,39 @@
 /* Front doors of the memory API; the work is in segment.c. */
 #include "armci.h"
 #include "error.h"
+#include "groups.h"
 #include "profiling.h"
 #include "runtime.h"
 #include "segment.h"
 
+/*
+ * ARMCI_Malloc and ARMCI_Free are collective over the world, whatever the
+ * default group (it only parents ARMCI_Group_create), as in both
+ * references: GA calls them for world arrays while a pgroup is its default.
+ */
 int PARMCI_Malloc(void **ptr_arr, armci_size_t bytes)
 {
     rt_require_init("ARMCI_Malloc");
-    return seg_malloc("ARMCI_Malloc", ptr_arr, bytes, &rt.default_group);
+    return seg_malloc("ARMCI_Malloc", ptr_arr, bytes, &rt.world_group);
 }
 PROFILED(Malloc)
 
 int PARMCI_Free(void *ptr)
 {
     rt_require_init("ARMCI_Free");
-    return seg_free("ARMCI_Free", ptr, &rt.default_group);
+    return seg_free("ARMCI_Free", ptr, &rt.world_group);
 }
 PROFILED(Free)
 
 int ARMCI_Malloc_group(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group)
 {
-    rt_require_init("ARMCI_Malloc_group");
-    check_ptr("ARMCI_Malloc_group", "group", group);
+    group_require_member("ARMCI_Malloc_group", group);
     return seg_malloc("ARMCI_Malloc_group", ptr_arr, bytes, group);
 }
 
 int ARMCI_Free_group(void *ptr, ARMCI_Group *group)
 {
-    rt_require_init("ARMCI_Free_group");
-    check_ptr("ARMCI_Free_group", "group", group);
+    group_require_member("ARMCI_Free_group", group);
     return seg_free("ARMCI_Free_group", ptr, group);
 }
 
@@ -39,8 +43,11 @@ void *PARMCI_Malloc_local(armci_size_t bytes)
 }
 PROFILED(Malloc_local)
 
+/* free(NULL) semantics, as in both references. */
 int PARMCI_Free_local(void *ptr)
 {
+    if (!ptr)
+        return 0;
     return seg_free_local("ARMCI_Free_local", ptr);
 }
 PROFILED(Free_local)

@@ -13,23 +13,27 @@
 #include "runtime.h"
 #include "segment.h"
 
-/* Checks shared by every contiguous operation; false means "nothing to do". */
-static bool check_contig(const char *call, const void *src, const void *dst, int bytes, int proc)
+/*
+ * Checks shared by every contiguous operation; false means "nothing to do"
+ * (zero bytes: then neither buffer is looked at).
+ */
+static bool check_contig(const char *call, const char *local_arg, const void *local,
+                         const char *remote_arg, const void *remote, int bytes, int proc)
 {
     rt_require_init(call);
     check_proc(call, "proc", proc);
     check_nonneg(call, "bytes", bytes);
     if (bytes == 0)
         return false;
-    check_ptr(call, "src", src);
-    check_ptr(call, "dst", dst);
+    check_local(call, local_arg, local);
+    check_ptr(call, remote_arg, remote);
     return true;
 }
 
 static int do_put(const char *call, void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl,
                   bool blocking)
 {
-    if (!check_contig(call, src, dst, bytes, proc))
+    if (!check_contig(call, "src", src, "dst", dst, bytes, proc))
         return 0;
     struct target t;
     seg_resolve(call, "dst", proc, dst, (size_t)bytes, &t);
@@ -43,7 +47,7 @@ static int do_put(const char *call, void *src, void *dst, int bytes, int proc, a
 static int do_get(const char *call, void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl,
                   bool blocking)
 {
-    if (!check_contig(call, src, dst, bytes, proc))
+    if (!check_contig(call, "dst", dst, "src", src, bytes, proc))
         return 0;
     struct target t;
     seg_resolve(call, "src", proc, src, (size_t)bytes, &t);
@@ -57,7 +61,7 @@ static int do_get(const char *call, void *src, void *dst, int bytes, int proc, a
 static int do_acc(const char *call, int datatype, void *scale, void *src, void *dst, int bytes,
                   int proc, armci_hdl_t *hdl, bool blocking)
 {
-    if (!check_contig(call, src, dst, bytes, proc))
+    if (!check_contig(call, "src", src, "dst", dst, bytes, proc))
         return 0;
     acc_check(call, datatype, scale, bytes);
     struct target t;
@@ -134,8 +138,11 @@ PUT_VALUE(Double, double)
 void ARMCI_Copy(void *src, void *dst, int size)
 {
     check_nonneg("ARMCI_Copy", "size", size);
-    if (size)
-        memmove(dst, src, (size_t)size);
+    if (!size)
+        return;
+    check_local("ARMCI_Copy", "src", src);
+    check_local("ARMCI_Copy", "dst", dst);
+    memmove(dst, src, (size_t)size);
 }
 
 /* Direct access to local ARMCI memory needs no bracketing here: it is plain memory. */

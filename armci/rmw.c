@@ -52,7 +52,7 @@ int PARMCI_Rmw(int op, void *ploc, void *prem, int value, int proc)
         armci_die(call, "argument op=%d is not an ARMCI_FETCH_AND_ADD/_LONG or ARMCI_SWAP/_LONG",
                   op);
     check_proc(call, "proc", proc);
-    check_ptr(call, "ploc", ploc);
+    check_local(call, "ploc", ploc);
     check_ptr(call, "prem", prem);
     if ((uintptr_t)prem % size)
         armci_die(call, "argument prem=%p is not aligned to %zu bytes", prem, size);

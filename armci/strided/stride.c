@@ -1,63 +1,91 @@
 #include "stride.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "../error.h"
 
-void stride_check(const char *call, const int *src_stride, const int *dst_stride, const int *count,
-                  int levels)
+/* a * b + c, or false if it does not fit a size_t. */
+static bool mul_add(size_t a, size_t b, size_t c, size_t *out)
 {
-    if (levels < 0 || levels > ARMCI_MAX_STRIDE_LEVEL)
-        armci_die(call, "argument stride_levels=%d is not in [0, %d]", levels,
+    size_t p;
+    return !__builtin_mul_overflow(a, b, &p) && !__builtin_add_overflow(p, c, out);
+}
+
+/* The extent of one side, or false if it overflows; strides of count-1 levels are not used. */
+static bool extent_of(const int *stride, const int *count, int levels, size_t *extent)
+{
+    *extent = (size_t)count[0];
+    for (int i = 0; i < levels; i++)
+        if (count[i + 1] > 1 &&
+            !mul_add((size_t)(count[i + 1] - 1), (size_t)stride[i], *extent, extent))
+            return false;
+    return true;
+}
+
+void stride_check_side(const char *call, const char *arg, const int *stride, const int *count,
+                       int levels)
+{
+    if (levels == 0)
+        return;
+    check_ptr(call, arg, stride);
+    for (int i = 0; i < levels; i++)
+        if (count[i + 1] > 1 && stride[i] < 0)
+            armci_die(call, "argument %s[%d]=%d is negative", arg, i, stride[i]);
+    size_t extent;
+    if (!extent_of(stride, count, levels, &extent))
+        armci_die(call, "argument %s: the region it describes does not fit in memory", arg);
+}
+
+bool stride_check_counts(const char *call, const int *count, int *levels)
+{
+    if (*levels < 0 || *levels > ARMCI_MAX_STRIDE_LEVEL)
+        armci_die(call, "argument stride_levels=%d is not in [0, %d]", *levels,
                   ARMCI_MAX_STRIDE_LEVEL);
     check_ptr(call, "count", count);
-    if (levels > 0) {
-        check_ptr(call, "src_stride_arr", src_stride);
-        check_ptr(call, "dst_stride_arr", dst_stride);
+    bool empty = false;
+    for (int i = 0; i <= *levels; i++) {
+        if (count[i] < 0)
+            armci_die(call, "argument count[%d]=%d is negative", i, count[i]);
+        empty |= count[i] == 0;
     }
-    for (int i = 0; i <= levels; i++)
-        if (count[i] <= 0)
-            armci_die(call, "argument count[%d]=%d is not positive", i, count[i]);
+    if (empty)
+        return false;
+    /* Trailing levels of count 1 add nothing: both references drop them too. */
+    while (*levels > 0 && count[*levels] == 1)
+        (*levels)--;
+    return true;
+}
 
-    /* Each level must step over the whole level below, or chunks would overlap. */
-    long src_extent = count[0], dst_extent = count[0];
-    for (int i = 0; i < levels; i++) {
-        if (src_stride[i] < src_extent)
-            armci_die(call,
-                      "argument src_stride_arr[%d]=%d is smaller than the %ld bytes of "
-                      "the level below",
-                      i, src_stride[i], src_extent);
-        if (dst_stride[i] < dst_extent)
-            armci_die(call,
-                      "argument dst_stride_arr[%d]=%d is smaller than the %ld bytes of "
-                      "the level below",
-                      i, dst_stride[i], dst_extent);
-        src_extent = (long)src_stride[i] * count[i + 1];
-        dst_extent = (long)dst_stride[i] * count[i + 1];
-    }
+bool stride_check(const char *call, const int *src_stride, const int *dst_stride, const int *count,
+                  int *levels)
+{
+    if (!stride_check_counts(call, count, levels))
+        return false;
+    stride_check_side(call, "src_stride_arr", src_stride, count, *levels);
+    stride_check_side(call, "dst_stride_arr", dst_stride, count, *levels);
+    return true;
 }
 
 bool stride_side_valid(const int *stride, const int *count, int levels)
 {
     if (levels < 0 || levels > ARMCI_MAX_STRIDE_LEVEL)
         return false;
-    long extent = 0;
+    size_t packed = 1;
     for (int i = 0; i <= levels; i++) {
-        if (count[i] <= 0)
+        if (count[i] <= 0 || !mul_add(packed, (size_t)count[i], 0, &packed))
             return false;
-        if (i > 0 && stride[i - 1] < extent)
+        if (i > 0 && count[i] > 1 && stride[i - 1] < 0)
             return false;
-        extent = i == 0 ? count[0] : (long)stride[i - 1] * count[i];
     }
-    return true;
+    size_t extent;
+    return extent_of(stride, count, levels, &extent);
 }
 
 size_t stride_extent(const int *stride, const int *count, int levels)
 {
-    size_t extent = (size_t)count[0];
-    for (int i = 0; i < levels; i++)
-        extent += (size_t)(count[i + 1] - 1) * (size_t)stride[i];
-    return extent;
+    size_t extent;
+    return extent_of(stride, count, levels, &extent) ? extent : SIZE_MAX;
 }
 
 size_t stride_chunks(const int *count, int levels)

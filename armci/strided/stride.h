@@ -18,14 +18,28 @@ struct stride_desc {
     const int *dst_stride; /* [levels] */
 };
 
-/* Aborts, naming call and argument, unless the descriptor is valid. */
-void stride_check(const char *call, const int *src_stride, const int *dst_stride, const int *count,
-                  int levels);
+/*
+ * Aborts, naming call and argument, unless the descriptor is usable: levels
+ * in range, no negative count, non-negative strides wherever a level is
+ * stepped (count > 1). Overlapping chunks are allowed, as in GA's ARMCI.
+ * Drops trailing levels of count 1 from *levels. False: a count is 0, so
+ * there is nothing to move (strides and buffers are then not looked at).
+ */
+bool stride_check(const char *call, const int *src_stride, const int *dst_stride, const int *count,
+                  int *levels);
+/* Its two halves: levels and counts (trimming *levels), and one side's strides. */
+bool stride_check_counts(const char *call, const int *count, int *levels);
+void stride_check_side(const char *call, const char *arg, const int *stride, const int *count,
+                       int levels);
 
-/* Non-fatal check of one side (for the data server): levels, counts and strides sane. */
+/*
+ * Non-fatal check of one side (for the data server): levels in range,
+ * counts positive, strides of stepped levels non-negative, and neither the
+ * packed size nor the extent overflowing a size_t.
+ */
 bool stride_side_valid(const int *stride, const int *count, int levels);
 
-/* Bytes from the first to one past the last byte touched on a side with these strides. */
+/* Bytes from the first to one past the last byte touched (SIZE_MAX if that overflows). */
 size_t stride_extent(const int *stride, const int *count, int levels);
 
 /* Number of contiguous chunks (count[1] * ... * count[levels]). */

@@ -49,20 +49,28 @@ static int do_strided(const struct strided_args *a, armci_hdl_t *hdl, bool block
 {
     rt_require_init(a->call);
     check_proc(a->call, "proc", a->proc);
-    check_ptr(a->call, "src_ptr", a->src);
-    check_ptr(a->call, "dst_ptr", a->dst);
-    stride_check(a->call, a->src_stride, a->dst_stride, a->count, a->levels);
+    int levels = a->levels;
+    if (!stride_check(a->call, a->src_stride, a->dst_stride, a->count, &levels))
+        return 0; /* a zero count: nothing moves, as in ARMCI-MPI */
+    /* The local side may not be NULL (or NULL plus an offset); the remote one is resolved. */
+    if (a->op == OP_GET) {
+        check_ptr(a->call, "src_ptr", a->src);
+        check_local(a->call, "dst_ptr", a->dst);
+    } else {
+        check_local(a->call, "src_ptr", a->src);
+        check_ptr(a->call, "dst_ptr", a->dst);
+    }
     if (a->op == OP_ACC)
         acc_check(a->call, a->datatype, a->scale, a->count[0]);
 
-    struct stride_desc d = {a->levels, a->count, a->src_stride, a->dst_stride};
+    struct stride_desc d = {levels, a->count, a->src_stride, a->dst_stride};
     /* The remote side is dst for put/acc and src for get. */
     bool remote_is_dst = a->op != OP_GET;
     void *remote_ptr = remote_is_dst ? a->dst : a->src;
     const int *remote_stride = remote_is_dst ? a->dst_stride : a->src_stride;
     struct target t;
     seg_resolve(a->call, remote_is_dst ? "dst_ptr" : "src_ptr", a->proc, remote_ptr,
-                stride_extent(remote_stride, a->count, a->levels), &t);
+                stride_extent(remote_stride, a->count, levels), &t);
 
     if (t.local) {
         if (a->op == OP_PUT)
@@ -178,17 +186,21 @@ int PARMCI_Put_flag(void *src, void *dst, int size, int *flag, int value, int pr
 }
 PROFILED(Put_flag)
 
-/* Pack (read) or unpack (write) a local strided region to/from a contiguous buffer. */
+/*
+ * As in both references: armci_write_strided packs the strided region at
+ * ptr into the contiguous buf, armci_read_strided unpacks buf into it.
+ */
 static void local_strided(const char *call, void *ptr, int levels, int stride_arr[], int count[],
                           char *buf, bool pack)
 {
-    check_ptr(call, "ptr", ptr);
-    check_ptr(call, "buf", buf);
+    if (!stride_check_counts(call, count, &levels))
+        return;
+    stride_check_side(call, "stride_arr", stride_arr, count, levels);
+    check_local(call, "ptr", ptr);
+    check_local(call, "buf", buf);
     /* The buffer side is contiguous: its strides are the natural ones. */
     int packed[ARMCI_MAX_STRIDE_LEVEL];
-    stride_check(call, stride_arr, stride_arr, count, levels);
-    for (int i = 0; i < levels; i++)
-        packed[i] = (i == 0 ? count[0] : packed[i - 1] * count[i]);
+    stride_packed(count, levels, packed);
     struct stride_desc d = {levels, count, pack ? stride_arr : packed, pack ? packed : stride_arr};
     if (pack)
         stride_copy(&d, ptr, buf);
@@ -196,12 +208,12 @@ static void local_strided(const char *call, void *ptr, int levels, int stride_ar
         stride_copy(&d, buf, ptr);
 }
 
-void armci_read_strided(void *ptr, int stride_levels, int stride_arr[], int count[], char *buf)
-{
-    local_strided("armci_read_strided", ptr, stride_levels, stride_arr, count, buf, true);
-}
-
 void armci_write_strided(void *ptr, int stride_levels, int stride_arr[], int count[], char *buf)
 {
-    local_strided("armci_write_strided", ptr, stride_levels, stride_arr, count, buf, false);
+    local_strided("armci_write_strided", ptr, stride_levels, stride_arr, count, buf, true);
+}
+
+void armci_read_strided(void *ptr, int stride_levels, int stride_arr[], int count[], char *buf)
+{
+    local_strided("armci_read_strided", ptr, stride_levels, stride_arr, count, buf, false);
 }

@@ -3,6 +3,7 @@
  * every descriptor is a list of equal-sized segments. Same-node targets
  * are copied here; other nodes go to vector_remote.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,12 @@
 
 enum vector_op { VOP_PUT, VOP_GET, VOP_ACC };
 
+/* Nothing to move in this descriptor: zero segments or zero bytes (ARMCI-MPI skips it). */
+static bool iov_empty(const armci_giov_t *v)
+{
+    return v->ptr_array_len == 0 || v->bytes == 0;
+}
+
 static void check_iov(const char *call, const armci_giov_t *iov, int iov_len)
 {
     check_nonneg(call, "iov_len", iov_len);
@@ -30,10 +37,25 @@ static void check_iov(const char *call, const armci_giov_t *iov, int iov_len)
         if (iov[i].ptr_array_len < 0)
             armci_die(call, "argument iov[%d].ptr_array_len=%d is negative", i,
                       iov[i].ptr_array_len);
-        if (iov[i].ptr_array_len && iov[i].bytes) {
-            check_ptr(call, "iov[].src_ptr_array", iov[i].src_ptr_array);
-            check_ptr(call, "iov[].dst_ptr_array", iov[i].dst_ptr_array);
-        }
+        if (iov_empty(&iov[i]))
+            continue;
+        if (!iov[i].src_ptr_array)
+            armci_die(call, "argument iov[%d].src_ptr_array is a null pointer", i);
+        if (!iov[i].dst_ptr_array)
+            armci_die(call, "argument iov[%d].dst_ptr_array is a null pointer", i);
+    }
+}
+
+/* Every local segment must be there before anything moves (remote ones are resolved). */
+static void check_local_segments(const char *call, const char *side, int i, void *const *local,
+                                 int n)
+{
+    char arg[64];
+    for (int j = 0; j < n; j++) {
+        if (local_ptr_valid(local[j]))
+            continue; /* the common case, without formatting a name */
+        snprintf(arg, sizeof(arg), "iov[%d].%s[%d]", i, side, j);
+        check_local(call, arg, local[j]);
     }
 }
 
@@ -58,9 +80,18 @@ static int do_vector(const char *call, enum vector_op op, int datatype, void *sc
     rt_require_init(call);
     check_proc(call, "proc", proc);
     check_iov(call, iov, iov_len);
-    if (op == VOP_ACC)
-        for (int i = 0; i < iov_len; i++)
+    for (int i = 0; i < iov_len; i++) {
+        if (iov_empty(&iov[i]))
+            continue;
+        if (op == VOP_ACC)
             acc_check(call, datatype, scale, iov[i].bytes);
+        if (op == VOP_GET)
+            check_local_segments(call, "dst_ptr_array", i, iov[i].dst_ptr_array,
+                                 iov[i].ptr_array_len);
+        else
+            check_local_segments(call, "src_ptr_array", i, iov[i].src_ptr_array,
+                                 iov[i].ptr_array_len);
+    }
     bool same_node = topo_same_node(proc);
     struct request *req = same_node ? NULL : req_for_handle(call, hdl);
     const char *arg = op == VOP_GET ? "iov[].src_ptr_array[]" : "iov[].dst_ptr_array[]";
@@ -68,7 +99,7 @@ static int do_vector(const char *call, enum vector_op op, int datatype, void *sc
     for (int i = 0; i < iov_len; i++) {
         const armci_giov_t *v = &iov[i];
         int n = v->ptr_array_len;
-        if (!n || !v->bytes)
+        if (iov_empty(v))
             continue;
         /* Validate every remote segment before moving anything. */
         struct target *ts = xmalloc(sizeof(*ts) * (size_t)n);

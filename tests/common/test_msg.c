@@ -184,18 +184,18 @@ static void test_groups(void)
         ARMCI_Free_group(ptrs[grank], &g);
         free(ptrs);
 
-        /* The group as default: ARMCI_Malloc allocates over it. */
-        ARMCI_Group world;
+        /* The group as default parents ARMCI_Group_create (pid_list holds its ranks). */
+        ARMCI_Group world, sub;
         ARMCI_Group_get_world(&world);
         ARMCI_Group_set_default(&g);
-        void **p2 = malloc(sizeof(void *) * gsize);
-        ARMCI_Malloc(p2, 128);
-        CHECK(p2[grank] != NULL, "default-group ARMCI_Malloc");
-        ARMCI_Free(p2[grank]);
+        int last = gsize - 1;
+        ARMCI_Group_create(1, &last, &sub);
+        CHECK(ARMCI_Absolute_id(&sub, 0) == ARMCI_Absolute_id(&g, last),
+              "ARMCI_Group_create under the default group");
+        ARMCI_Group_free(&sub);
         ARMCI_Group_set_default(&world);
-        free(p2);
-        ARMCI_Group_free(&g);
     }
+    ARMCI_Group_free(&g); /* every process that got a handle frees it, as GA does */
     free(pids);
     armci_msg_barrier();
 }

@@ -34,8 +34,8 @@ static const struct death_case cases[] = {
     {"rmw_bad_op", "in ARMCI_Rmw: argument op=9", NULL},
     {"rmw_unaligned", "in ARMCI_Rmw: argument prem=", NULL},
     {"strided_levels", "in ARMCI_PutS: argument stride_levels=9 is not in [0, 8]", NULL},
-    {"strided_count", "in ARMCI_GetS: argument count[1]=0 is not positive", NULL},
-    {"strided_stride", "in ARMCI_PutS: argument dst_stride_arr[0]=8 is smaller than", NULL},
+    {"strided_count", "in ARMCI_GetS: argument count[1]=-1 is negative", NULL},
+    {"strided_stride", "in ARMCI_PutS: argument dst_stride_arr[0]=-8 is negative", NULL},
     {"vector_negative", "in ARMCI_PutV: argument iov[0].bytes=-1 is negative", NULL},
     {"lock_no_mutexes", "in ARMCI_Lock: no mutexes exist", NULL},
     {"lock_bad_mutex", "in ARMCI_Lock: argument mutex=3 is out of range", NULL},
@@ -64,7 +64,7 @@ static void run_case(const char *name)
     ARMCI_Malloc(p, 64);
     int *seg = p[0];
     armci_hdl_t h = {.target = 12345, .aggregate = 0};
-    int count[2] = {8, 0}, stride[1] = {8}, small[1] = {8};
+    int count[2] = {8, -1}, stride[1] = {8}, negative[1] = {-8};
     int count2[2] = {16, 2};
     armci_giov_t iov = {.src_ptr_array = (void **)&p,
                         .dst_ptr_array = (void **)&p,
@@ -99,7 +99,7 @@ static void run_case(const char *name)
     else if (!strcmp(name, "strided_count"))
         ARMCI_GetS(seg, stride, buf, stride, count, 1, 0);
     else if (!strcmp(name, "strided_stride"))
-        ARMCI_PutS(buf, (int[]){16}, seg, small, count2, 1, 0);
+        ARMCI_PutS(buf, (int[]){16}, seg, negative, count2, 1, 0);
     else if (!strcmp(name, "vector_negative"))
         ARMCI_PutV(&iov, 1, 0);
     else if (!strcmp(name, "lock_no_mutexes"))

@@ -11,13 +11,8 @@
 
 #include <stdint.h>
 
-#include "util.h"
+#include "ticket_lock.h"
 
-struct ticket_lock {
-    uint64_t next;
-    uint64_t serving;
-    uint64_t remote_waiters;
-} __attribute__((aligned(CACHE_LINE)));
 
 /* Same-node acquire/release (the caller has the lock's local address). */
 void ticket_lock_acquire(struct ticket_lock *lock);

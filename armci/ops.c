@@ -10,6 +10,7 @@
 #include "error.h"
 #include "profiling.h"
 #include "remote.h"
+#include "request.h"
 #include "runtime.h"
 #include "segment.h"
 

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "request.h"
+#include "transport/handle.h"
 #include "transport/target.h"
 #include "strided/stride.h"
 

@@ -14,11 +14,9 @@ static struct request **slots;
 static int nslots;
 static int *free_slots;
 static int nfree;
-static struct request implicit_req;
 
 void req_init(void)
 {
-    implicit_req = (struct request){.in_use = true};
 }
 
 void req_fini(void)
@@ -30,11 +28,6 @@ void req_fini(void)
     slots = NULL;
     free_slots = NULL;
     nslots = nfree = 0;
-}
-
-struct request *req_implicit(void)
-{
-    return &implicit_req;
 }
 
 static int alloc_slot(void)
@@ -86,7 +79,7 @@ static void attach(armci_hdl_t *hdl, int slot)
 struct request *req_for_handle(const char *call, armci_hdl_t *hdl)
 {
     if (!hdl)
-        return &implicit_req;
+        return req_implicit();
     int slot;
     struct request *r = lookup(call, hdl, &slot);
     if (r && (hdl->aggregate & HDL_AGGREGATE))
@@ -98,12 +91,6 @@ struct request *req_for_handle(const char *call, armci_hdl_t *hdl)
     }
     attach(hdl, alloc_slot());
     return slots[hdl->target - 1];
-}
-
-void req_wait(struct request *r)
-{
-    while (r->pending > 0)
-        progress_wait();
 }
 
 int req_handle_wait(const char *call, armci_hdl_t *hdl)

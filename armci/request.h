@@ -11,34 +11,13 @@
 #include <stdint.h>
 
 #include "armci.h"
-
-struct request {
-    int pending;         /* operations still in flight */
-    uint32_t generation; /* bumped on every reuse of the slot: stale handles are detected */
-    bool in_use;
-};
-
-void req_init(void);
-void req_fini(void);
+#include "transport/handle.h"
 
 /* The request a new operation with handle hdl (may be NULL) is counted in. */
 struct request *req_for_handle(const char *call, armci_hdl_t *hdl);
 
-/* The request behind implicit (NULL-handle) and blocking operations. */
-struct request *req_implicit(void);
-
-static inline void req_op_started(struct request *r)
-{
-    r->pending++;
-}
-
-static inline void req_op_done(struct request *r)
-{
-    r->pending--;
-}
-
-/* Makes progress until r has nothing pending. */
-void req_wait(struct request *r);
+void req_init(void);
+void req_fini(void);
 
 int req_handle_wait(const char *call, armci_hdl_t *hdl);
 int req_handle_test(const char *call, armci_hdl_t *hdl);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "../error.h"
-#include "../mutex.h"
+#include "../ticket_lock.h"
 #include "../util.h"
 #include "server_internal.h"
 

@@ -10,6 +10,7 @@
 #include "../node_shared.h"
 #include "../profiling.h"
 #include "../remote.h"
+#include "../request.h"
 #include "../runtime.h"
 #include "../segment.h"
 #include "../sync.h"

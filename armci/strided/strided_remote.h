@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "../request.h"
+#include "../transport/handle.h"
 #include "../transport/target.h"
 #include "stride.h"
 

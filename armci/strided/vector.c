@@ -16,6 +16,7 @@
 #include "../topology.h"
 #include "../util.h"
 #include "armci.h"
+#include "../request.h"
 #include "vector_remote.h"
 
 enum vector_op { VOP_PUT, VOP_GET, VOP_ACC };

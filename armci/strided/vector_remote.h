@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../request.h"
+#include "../transport/handle.h"
 #include "../transport/target.h"
 
 /* ts[i] is the remote end of segment i, local[i] the local one; n segments of `bytes`. */

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../request.h"
+#include "handle.h"
 #include "../verbs/endpoint.h"
 
 struct conn;

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "../request.h"
+#include "handle.h"
 #include "../thread_check.h"
 #include "client.h"
 

@@ -13,7 +13,7 @@
 #include "../config.h"
 #include "../dataserver/protocol.h"
 #include "../error.h"
-#include "../mutex.h"
+#include "../ticket_lock.h"
 #include "../net.h"
 #include "../odcm/cm.h"
 #include "../progress.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "armci.h"
-#include "config.h"
+#include "core/config.h"
 
 static int usage(void)
 {

@@ -6,13 +6,13 @@
  */
 #include <string.h>
 
-#include "../acc.h"
-#include "../error.h"
-#include "../node_shared.h"
-#include "../rmw_local.h"
-#include "../strided/stride.h"
-#include "../topology.h"
-#include "server_internal.h"
+#include "core/acc.h"
+#include "core/error.h"
+#include "core/node_shared.h"
+#include "core/rmw_kernels.h"
+#include "strided/stride.h"
+#include "core/topology.h"
+#include "dataserver/server_internal.h"
 
 /* The node-local process whose memory a request targets (for its accumulate lock). */
 static bool target_local_index(const struct ds_message *rq, int *local)

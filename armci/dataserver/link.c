@@ -17,12 +17,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "../error.h"
-#include "../runtime.h"
-#include "../server_link.h"
-#include "../topology.h"
-#include "../util.h"
-#include "server_internal.h"
+#include "core/error.h"
+#include "core/runtime.h"
+#include "dataserver/link.h"
+#include "core/topology.h"
+#include "core/util.h"
+#include "dataserver/server_internal.h"
 
 enum link_type { LINK_MAP = 1, LINK_UNMAP, LINK_NOTIFY_UNLOCK, LINK_STOP };
 

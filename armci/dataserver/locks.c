@@ -8,10 +8,10 @@
  */
 #include <stdlib.h>
 
-#include "../error.h"
-#include "../ticket_lock.h"
-#include "../util.h"
-#include "server_internal.h"
+#include "core/error.h"
+#include "core/ticket_lock.h"
+#include "core/util.h"
+#include "dataserver/server_internal.h"
 
 struct lock_waiter {
     struct ticket_lock *lock;

@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "../strided/stride.h"
+#include "strided/stride.h"
 
 enum ds_op {
     DS_ACC = 1,    /* addr/len: accumulate payload (datatype, scale) */

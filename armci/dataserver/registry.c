@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../error.h"
-#include "../net.h"
-#include "../shm.h"
-#include "../util.h"
-#include "server_internal.h"
+#include "core/error.h"
+#include "verbs/memory.h"
+#include "core/shm.h"
+#include "core/util.h"
+#include "dataserver/server_internal.h"
 
 struct registered {
     uint64_t seg_id;

@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../config.h"
-#include "../error.h"
-#include "../net.h"
-#include "../odcm/cm_server.h"
-#include "../odcm/qp.h"
-#include "../server_link.h"
-#include "../util.h"
-#include "server_internal.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "verbs/memory.h"
+#include "odcm/cm_server.h"
+#include "verbs/rc_qp.h"
+#include "dataserver/link.h"
+#include "core/util.h"
+#include "dataserver/server_internal.h"
 
 struct server srv;
 

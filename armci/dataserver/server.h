@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../verbs/device.h"
+#include "verbs/device.h"
 
 /* The server side of one client's connection. */
 struct server_conn {

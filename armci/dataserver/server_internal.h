@@ -8,11 +8,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../intmap.h"
-#include "../verbs/endpoint.h"
-#include "../wr_id.h"
-#include "protocol.h"
-#include "server.h"
+#include "core/intmap.h"
+#include "verbs/endpoint.h"
+#include "core/wr_id.h"
+#include "dataserver/protocol.h"
+#include "dataserver/server.h"
 
 /* Registered buffer a packed get is gathered into before the RDMA write back. */
 struct out_buf {

@@ -3,19 +3,19 @@
  * protocol fills the table is chosen by ARMCI_CONNECT: static (all at
  * init) or on-demand (first use; see ondemand.c).
  */
-#include "cm.h"
+#include "odcm/cm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../config.h"
-#include "../error.h"
-#include "../intmap.h"
-#include "../util.h"
-#include "cm_internal.h"
-#include "ondemand.h"
-#include "qp.h"
-#include "report.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "core/intmap.h"
+#include "core/util.h"
+#include "odcm/cm_internal.h"
+#include "odcm/ondemand.h"
+#include "verbs/rc_qp.h"
+#include "odcm/report.h"
 
 static struct intmap conns; /* node -> struct conn */
 struct cm_client_env cm_env;

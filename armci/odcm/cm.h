@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../verbs/endpoint.h"
+#include "verbs/endpoint.h"
 
 enum conn_state { CONN_IDLE, CONN_CONNECTING, CONN_READY };
 

@@ -2,8 +2,8 @@
 #ifndef ARMCI_ODCM_CM_INTERNAL_H
 #define ARMCI_ODCM_CM_INTERNAL_H
 
-#include "../verbs/device.h"
-#include "cm.h"
+#include "verbs/device.h"
+#include "odcm/cm.h"
 
 /* What cm_init was given. */
 extern struct cm_client_env cm_env;

@@ -4,19 +4,19 @@
  * again (never a new QP), a message from an older attempt (epoch) is
  * ignored, and an RTU that overtook its REQ creates the connection itself.
  */
-#include "cm_server.h"
+#include "odcm/cm_server.h"
 
 #include <stdlib.h>
 
-#include "../config.h"
-#include "../error.h"
-#include "../fault.h"
-#include "../intmap.h"
-#include "../runtime.h"
-#include "../topology.h"
-#include "../util.h"
-#include "directory.h"
-#include "ud.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "core/fault.h"
+#include "core/intmap.h"
+#include "core/runtime.h"
+#include "core/topology.h"
+#include "core/util.h"
+#include "odcm/directory.h"
+#include "odcm/ud.h"
 
 static struct ud_endpoint sud;
 static struct cm_server_ops ops;

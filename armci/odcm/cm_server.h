@@ -9,8 +9,8 @@
 #include <infiniband/verbs.h>
 #include <stdint.h>
 
-#include "../verbs/device.h"
-#include "../verbs/endpoint.h"
+#include "verbs/device.h"
+#include "verbs/endpoint.h"
 
 /* Entries the CM needs on the server's receive and send CQs. */
 int cm_server_recv_cq_entries(void);

@@ -6,12 +6,12 @@
  */
 #include <stdlib.h>
 
-#include "../config.h"
-#include "../runtime.h"
-#include "../topology.h"
-#include "../util.h"
-#include "cm_internal.h"
-#include "cm_server.h"
+#include "core/config.h"
+#include "core/runtime.h"
+#include "core/topology.h"
+#include "core/util.h"
+#include "odcm/cm_internal.h"
+#include "odcm/cm_server.h"
 
 struct static_record {
     struct verbs_addr addr;

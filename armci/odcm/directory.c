@@ -1,12 +1,12 @@
-#include "directory.h"
+#include "odcm/directory.h"
 
 #include <mpi.h>
 #include <stdlib.h>
 
-#include "../runtime.h"
-#include "../topology.h"
-#include "../util.h"
-#include "cm_server.h"
+#include "core/runtime.h"
+#include "core/topology.h"
+#include "core/util.h"
+#include "odcm/cm_server.h"
 
 struct dir_entry {
     struct verbs_addr client_ud;

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "../verbs/device.h"
+#include "verbs/device.h"
 
 /* Collective: publishes my client UD address (and my server's, if I am a master). */
 void directory_publish(struct verbs_addr client_ud);

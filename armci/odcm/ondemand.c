@@ -16,20 +16,20 @@
  * epochs are ignored; no answer within ARMCI_CONNECT_TIMEOUT ends the job
  * with an error naming the node.
  */
-#include "ondemand.h"
+#include "odcm/ondemand.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "../config.h"
-#include "../error.h"
-#include "../runtime.h"
-#include "../topology.h"
-#include "../util.h"
-#include "cm_internal.h"
-#include "directory.h"
-#include "report.h"
-#include "ud.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "core/runtime.h"
+#include "core/topology.h"
+#include "core/util.h"
+#include "odcm/cm_internal.h"
+#include "odcm/directory.h"
+#include "odcm/report.h"
+#include "odcm/ud.h"
 
 #define MAX_RTO 0.1 /* back-off stops doubling at 100 ms */
 

@@ -1,12 +1,12 @@
-#include "report.h"
+#include "odcm/report.h"
 
 #include <mpi.h>
 #include <stdio.h>
 
-#include "../config.h"
-#include "../runtime.h"
-#include "../topology.h"
-#include "cm_server.h"
+#include "core/config.h"
+#include "core/runtime.h"
+#include "core/topology.h"
+#include "odcm/cm_server.h"
 
 static long retransmissions;
 static long setups;

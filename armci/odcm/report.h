@@ -13,8 +13,8 @@
 #ifndef ARMCI_ODCM_REPORT_H
 #define ARMCI_ODCM_REPORT_H
 
-#include "../intmap.h"
-#include "cm.h"
+#include "core/intmap.h"
+#include "odcm/cm.h"
 
 #define REPORT_QP_BASE  1024
 #define REPORT_SEND_WQE 64

@@ -1,14 +1,14 @@
-#include "ud.h"
+#include "odcm/ud.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../error.h"
-#include "../net.h"
-#include "../runtime.h"
-#include "../util.h"
-#include "../wr_id.h"
+#include "core/error.h"
+#include "verbs/memory.h"
+#include "core/runtime.h"
+#include "core/util.h"
+#include "core/wr_id.h"
 
 #define UD_RECV_BUFS 64
 #define UD_SEND_BUFS 16

@@ -15,9 +15,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../intmap.h"
-#include "../verbs/device.h"
-#include "../verbs/endpoint.h"
+#include "core/intmap.h"
+#include "verbs/device.h"
+#include "verbs/endpoint.h"
 
 /* Connection-management messages. */
 enum cm_msg_type {

@@ -1,9 +1,9 @@
-#include "stride.h"
+#include "strided/stride.h"
 
 #include <stdint.h>
 #include <string.h>
 
-#include "../error.h"
+#include "core/error.h"
 
 /* a * b + c, or false if it does not fit a size_t. */
 static bool mul_add(size_t a, size_t b, size_t c, size_t *out)

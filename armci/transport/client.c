@@ -1,22 +1,22 @@
 /* The client endpoint: CQ, reply buffers, bounce buffers, in-flight records, posting. */
-#include "client.h"
+#include "transport/client.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../config.h"
-#include "../runtime.h"
-#include "target.h"
-#include "../topology.h"
-#include "../error.h"
-#include "../net.h"
-#include "../odcm/cm.h"
-#include "../progress.h"
-#include "../util.h"
-#include "../verbs/device.h"
-#include "../dataserver/protocol.h"
-#include "replies.h"
+#include "core/config.h"
+#include "core/runtime.h"
+#include "transport/target.h"
+#include "core/topology.h"
+#include "core/error.h"
+#include "verbs/memory.h"
+#include "odcm/cm.h"
+#include "transport/progress.h"
+#include "core/util.h"
+#include "verbs/device.h"
+#include "dataserver/protocol.h"
+#include "transport/replies.h"
 
 struct client_ep ep;
 

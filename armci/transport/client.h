@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "handle.h"
-#include "../verbs/endpoint.h"
+#include "transport/handle.h"
+#include "verbs/endpoint.h"
 
 struct conn;
 

@@ -1,6 +1,6 @@
-#include "handle.h"
+#include "transport/handle.h"
 
-#include "../progress.h"
+#include "transport/progress.h"
 
 static struct request implicit_req = {.in_use = true};
 

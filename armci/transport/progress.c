@@ -7,15 +7,15 @@
 #include <sched.h>
 #include <string.h>
 
-#include "../config.h"
-#include "../error.h"
-#include "../net.h"
-#include "../odcm/cm.h"
-#include "../progress.h"
-#include "../thread_check.h"
-#include "../util.h"
-#include "client.h"
-#include "replies.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "verbs/memory.h"
+#include "odcm/cm.h"
+#include "transport/progress.h"
+#include "core/thread_check.h"
+#include "core/util.h"
+#include "transport/client.h"
+#include "transport/replies.h"
 
 /* How long to poll before blocking: a reply on its way is cheaper to spin for than to
  * sleep and be woken for (a wake-up costs several microseconds). */

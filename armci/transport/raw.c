@@ -1,11 +1,11 @@
 /* Hand-made data-server requests for the tests (raw.h); not in libarmci. */
-#include "raw.h"
+#include "transport/raw.h"
 
 #include <string.h>
 
-#include "handle.h"
-#include "../thread_check.h"
-#include "client.h"
+#include "transport/handle.h"
+#include "core/thread_check.h"
+#include "transport/client.h"
 
 int remote_raw_message(const struct target *t, const struct ds_message *proto, const void *payload,
                        size_t payload_len, int64_t *value)

@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 
-#include "../dataserver/protocol.h"
-#include "target.h"
+#include "dataserver/protocol.h"
+#include "transport/target.h"
 
 /* Sends *rq (token filled in here) with `payload` bytes after it to t's node; returns the
  * reply's enum ds_status (a rejection is returned, not fatal). */

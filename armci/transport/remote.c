@@ -3,25 +3,25 @@
  * locks at the target node's data server, and fences. Data moves through
  * transfer.c.
  */
-#include "../remote.h"
+#include "transport/remote.h"
 
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../acc.h"
-#include "../config.h"
-#include "../dataserver/protocol.h"
-#include "../error.h"
-#include "../ticket_lock.h"
-#include "../net.h"
-#include "../odcm/cm.h"
-#include "../progress.h"
-#include "../runtime.h"
-#include "../thread_check.h"
-#include "../topology.h"
-#include "../util.h"
-#include "client.h"
+#include "core/acc.h"
+#include "core/config.h"
+#include "dataserver/protocol.h"
+#include "core/error.h"
+#include "core/ticket_lock.h"
+#include "verbs/memory.h"
+#include "odcm/cm.h"
+#include "transport/progress.h"
+#include "core/runtime.h"
+#include "core/thread_check.h"
+#include "core/topology.h"
+#include "core/util.h"
+#include "transport/client.h"
 
 /* Sends one payload-free request and waits for its reply; returns the reply's value. */
 static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t len, int rmw_op,

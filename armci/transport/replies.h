@@ -5,9 +5,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../dataserver/protocol.h"
-#include "../wr_id.h"
-#include "client.h"
+#include "dataserver/protocol.h"
+#include "core/wr_id.h"
+#include "transport/client.h"
 
 /* progress.c: completion handlers of the client endpoint (registered by client_init). */
 void on_send_completion(void *ctx, const struct ibv_wc *wc);

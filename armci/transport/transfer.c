@@ -17,18 +17,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../acc.h"
-#include "../config.h"
-#include "../dataserver/protocol.h"
-#include "../net.h"
-#include "../odcm/cm.h"
-#include "../progress.h"
-#include "../remote.h"
-#include "../strided/strided_remote.h"
-#include "../strided/vector_remote.h"
-#include "../thread_check.h"
-#include "../util.h"
-#include "client.h"
+#include "core/acc.h"
+#include "core/config.h"
+#include "dataserver/protocol.h"
+#include "verbs/memory.h"
+#include "odcm/cm.h"
+#include "transport/progress.h"
+#include "transport/remote.h"
+#include "transport/strided_remote.h"
+#include "transport/vector_remote.h"
+#include "core/thread_check.h"
+#include "core/util.h"
+#include "transport/client.h"
 
 /* Largest single RDMA: well under every device's max_msg_sz (2 GiB on most). */
 #define MAX_RDMA_CHUNK ((size_t)1 << 30)

@@ -1,12 +1,12 @@
-#include "device.h"
+#include "verbs/device.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../config.h"
-#include "../error.h"
-#include "provider.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "verbs/provider.h"
 
 struct verbs_device vdev;
 

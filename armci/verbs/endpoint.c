@@ -1,13 +1,13 @@
-#include "endpoint.h"
+#include "verbs/endpoint.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../error.h"
-#include "../net.h"
-#include "../util.h"
-#include "device.h"
+#include "core/error.h"
+#include "verbs/memory.h"
+#include "core/util.h"
+#include "verbs/device.h"
 
 #define POLL_BATCH 32
 /* Acknowledging CQ events takes a lock in the provider: do it in batches. */

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../wr_id.h"
+#include "core/wr_id.h"
 
 struct endpoint;
 

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "provider.h"
+#include "verbs/provider.h"
 
 #include <dlfcn.h>
 #include <infiniband/verbs.h>
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../config.h"
-#include "../error.h"
-#include "ibv_functions.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "verbs/ibv_functions.h"
 
 /* The provider's entry points, filled by dlsym. */
 static struct {

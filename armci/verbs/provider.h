@@ -8,11 +8,10 @@
 #ifndef ARMCI_VERBS_PROVIDER_H
 #define ARMCI_VERBS_PROVIDER_H
 
-#include "../config.h"
+#include "core/config.h"
 
 /* Loads the provider; returns its name ("rdma-core" or "softib"). Aborts on failure. */
 const char *verbs_provider_load(enum cfg_verbs choice);
 void verbs_provider_unload(void);
 
 #endif
-

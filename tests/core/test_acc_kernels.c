@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acc.h"
+#include "core/acc.h"
 #include "armci.h"
 
 static int failures;

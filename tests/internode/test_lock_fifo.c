@@ -9,7 +9,7 @@
 #include <sched.h>
 #include <string.h>
 
-#include "mutex.h"
+#include "api/mutex.h"
 #include "testutil.h"
 
 int main(int argc, char **argv)

@@ -8,9 +8,9 @@
 #include <mpi.h>
 #include <string.h>
 
-#include "acc.h"
+#include "core/acc.h"
 #include "transport/raw.h"
-#include "segment.h"
+#include "api/segment.h"
 #include "testutil.h"
 
 enum { BLOCK = 4096 };

@@ -14,7 +14,7 @@
 #include "odcm/cm_server.h"
 #include "odcm/cm.h"
 #include "testutil.h"
-#include "topology.h"
+#include "core/topology.h"
 
 static int me, n;
 

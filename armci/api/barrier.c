@@ -1,0 +1,169 @@
+/*
+ * The barrier of ARMCI_Barrier and armci_msg_barrier (Gupta et al.,
+ * "Efficient Barrier using Remote Memory Operations on VIA-Based Clusters",
+ * sections 5-6):
+ *   - within a node, a flat barrier on shared-memory flags, one cache line
+ *     per process: everyone raises its flag, the master waits for all, runs
+ *     the inter-node part, then publishes the release;
+ *   - between node masters, pairwise exchange with recursive doubling: each
+ *     step RDMA-writes the barrier number into the partner's barrier buffer
+ *     (one 8-byte slot per node, so each slot has a single writer) and waits
+ *     for the partner's number in its own. Nodes beyond the largest power of
+ *     two first report to a partner inside it, which releases them at the
+ *     end: log2(N) + 2 steps.
+ * A slot is "arrived" when it holds a number >= the current one, so a fast
+ * node already in the next barrier is harmless; numbers are compared as
+ * serial numbers (signed difference), so the 64-bit counter may wrap.
+ * ARMCI_BARRIER=mpi uses MPI_Barrier instead.
+ */
+#include "api/barrier.h"
+
+#include <mpi.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "core/config.h"
+#include "core/error.h"
+#include "core/fault.h"
+#include "verbs/memory.h"
+#include "core/node_shared.h"
+#include "transport/progress.h"
+#include "transport/remote.h"
+#include "core/runtime.h"
+#include "api/segment.h"
+#include "core/topology.h"
+#include "core/util.h"
+
+/* How long a waiter yields before it starts to sleep: covers a normal barrier on an
+ * oversubscribed node, without burning a core through a long imbalance. */
+#define YIELD_SECONDS 2e-3
+
+static uint64_t current;   /* number of the last barrier this process took part in */
+static void **slots_of;    /* [nprocs] each master's slot array (NULL for others) */
+static uint64_t *my_slots; /* [num_nodes] on masters: slot s is written by node s */
+static bool use_mpi;
+
+/* Serial-number order: true if a is at or after b, across a wrap of the counter. */
+static bool reached(uint64_t a, uint64_t b)
+{
+    return (int64_t)(a - b) >= 0;
+}
+
+static uint64_t load(const volatile uint64_t *p)
+{
+    return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
+}
+
+/* Waits for *p to reach `number`: spin, then yield, then nap, making progress all along. */
+static void wait_for(const volatile uint64_t *p, uint64_t number)
+{
+    double nap_after = 0;
+    long nap_ns = 20000;
+    for (unsigned spins = 0; !reached(load(p), number); spins++) {
+        if (spins < 128) {
+            cpu_relax();
+            continue;
+        }
+        progress_poll(); /* our RDMA writes complete, connections get set up */
+        if (!nap_after)
+            nap_after = now_seconds() + YIELD_SECONDS;
+        if (now_seconds() < nap_after) {
+            sched_yield();
+        } else {
+            /* A long wait: sleep ever longer (up to 1 ms), leaving the core to the data
+             * server and to others. */
+            struct timespec nap = {0, nap_ns};
+            nanosleep(&nap, NULL);
+            nap_ns = nap_ns < 1000000 ? 2 * nap_ns : nap_ns;
+        }
+    }
+}
+
+void barrier_init(void)
+{
+    use_mpi = cfg.barrier == CFG_BARRIER_MPI;
+    /* Test mode: start just short of the wrap so that tests cross it. */
+    current = fault_injected(FAULT_BARRIER_WRAP) ? UINT64_MAX - 50 : 0;
+    /* Every flag and slot starts at the counter's start: "arrived at barrier 0". */
+    __atomic_store_n(&node_barrier_arrive(topo.my_local)->value, current, __ATOMIC_RELEASE);
+    if (topo_is_master())
+        __atomic_store_n(&node_shm->barrier_release.value, current, __ATOMIC_RELEASE);
+    if (use_mpi || topo.num_nodes <= 1) {
+        MPI_Barrier(rt.comm);
+        return;
+    }
+    slots_of = xmalloc(sizeof(void *) * rt.nprocs);
+    size_t bytes = topo_is_master() ? sizeof(uint64_t) * (size_t)topo.num_nodes : 0;
+    seg_malloc("ARMCI_Init", slots_of, (armci_size_t)bytes, &rt.world_group);
+    my_slots = slots_of[rt.me];
+    for (int s = 0; my_slots && s < topo.num_nodes; s++)
+        my_slots[s] = current;
+    MPI_Barrier(rt.comm);
+}
+
+void barrier_fini(void)
+{
+    if (!slots_of)
+        return;
+    seg_free("ARMCI_Finalize", my_slots, &rt.world_group);
+    free(slots_of);
+    slots_of = NULL;
+    my_slots = NULL;
+}
+
+/* RDMA-writes `number` into my slot at the master of `node`. */
+static void signal_node(int node, uint64_t number)
+{
+    int master = topo_node_master(node);
+    uint64_t *slot = (uint64_t *)slots_of[master] + topo.my_node;
+    struct target t;
+    seg_resolve("ARMCI_Barrier", "barrier slot", master, slot, sizeof(*slot), &t);
+    remote_put(&t, &number, sizeof(number), req_implicit(), true);
+}
+
+static void internode(uint64_t number)
+{
+    int n = topo.num_nodes, id = topo.my_node;
+    int p2 = 1;
+    while (p2 * 2 <= n)
+        p2 *= 2;
+    int extra = n - p2; /* nodes p2..n-1 pair with 0..extra-1 */
+
+    if (id >= p2) {
+        signal_node(id - p2, number);
+        wait_for(&my_slots[id - p2], number);
+        return;
+    }
+    if (id < extra)
+        wait_for(&my_slots[id + p2], number);
+    for (int k = 1; k < p2; k <<= 1) {
+        int partner = id ^ k;
+        signal_node(partner, number);
+        wait_for(&my_slots[partner], number);
+    }
+    if (id < extra)
+        signal_node(id + p2, number);
+}
+
+void barrier_run(void)
+{
+    if (use_mpi) {
+        MPI_Barrier(rt.comm);
+        return;
+    }
+    uint64_t number = ++current;
+    struct node_flag *mine = node_barrier_arrive(topo.my_local);
+    int on_node = topo_node_nprocs(topo.my_node);
+    if (!topo_is_master()) {
+        __atomic_store_n(&mine->value, number, __ATOMIC_RELEASE);
+        wait_for(&node_shm->barrier_release.value, number);
+        return;
+    }
+    for (int i = 1; i < on_node; i++)
+        wait_for(&node_barrier_arrive(i)->value, number);
+    if (topo.num_nodes > 1)
+        internode(number);
+    __atomic_store_n(&node_shm->barrier_release.value, number, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,131 @@
+#include "api/mutex.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "armci.h"
+#include "core/error.h"
+#include "api/profiling.h"
+#include "transport/progress.h"
+#include "transport/remote.h"
+#include "core/runtime.h"
+#include "api/segment.h"
+#include "dataserver/link.h"
+
+static void **lock_blocks; /* [nprocs] each process's array of locks */
+static int *lock_count;    /* [nprocs] how many each process created */
+static int my_count = -1;  /* -1: no mutexes exist */
+
+static uint64_t load(const uint64_t *p)
+{
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+/* Waits for our turn: spin briefly, then yield, then sleep, so waiters never hog a core. */
+void ticket_lock_acquire(struct ticket_lock *lock)
+{
+    uint64_t ticket = __atomic_fetch_add(&lock->next, 1, __ATOMIC_ACQ_REL);
+    for (unsigned spins = 0; load(&lock->serving) != ticket; spins++) {
+        if (spins < 256) {
+            cpu_relax();
+        } else if (spins < 512) {
+            sched_yield();
+        } else {
+            /* The holder may be remote: keep our own operations moving meanwhile. */
+            progress_poll();
+            struct timespec nap = {0, 20000};
+            nanosleep(&nap, NULL);
+        }
+    }
+}
+
+void ticket_lock_release(struct ticket_lock *lock)
+{
+    __atomic_fetch_add(&lock->serving, 1, __ATOMIC_ACQ_REL);
+    if (load(&lock->remote_waiters))
+        server_link_notify_unlock();
+}
+
+int PARMCI_Create_mutexes(int count)
+{
+    static const char call[] = "ARMCI_Create_mutexes";
+    rt_require_init(call);
+    check_nonneg(call, "count", count);
+    if (my_count >= 0)
+        armci_die(call, "mutexes already exist: call ARMCI_Destroy_mutexes first");
+
+    lock_blocks = xmalloc(sizeof(void *) * rt.nprocs);
+    lock_count = xmalloc(sizeof(int) * rt.nprocs);
+    MPI_Allgather(&count, 1, MPI_INT, lock_count, 1, MPI_INT, rt.comm);
+    /* Fresh shared memory is zeroed: every lock starts free (next == serving == 0). */
+    seg_malloc(call, lock_blocks, (armci_size_t)count * (armci_size_t)sizeof(struct ticket_lock),
+               &rt.world_group);
+    my_count = count;
+    return 0;
+}
+PROFILED(Create_mutexes)
+
+int PARMCI_Destroy_mutexes(void)
+{
+    static const char call[] = "ARMCI_Destroy_mutexes";
+    rt_require_init(call);
+    if (my_count < 0)
+        armci_die(call, "no mutexes exist: ARMCI_Create_mutexes was not called");
+    seg_free(call, my_count ? lock_blocks[rt.me] : NULL, &rt.world_group);
+    mutex_fini();
+    return 0;
+}
+PROFILED(Destroy_mutexes)
+
+void mutex_fini(void)
+{
+    free(lock_blocks);
+    free(lock_count);
+    lock_blocks = NULL;
+    lock_count = NULL;
+    my_count = -1;
+}
+
+static void resolve_lock(const char *call, int mutex, int proc, struct target *t)
+{
+    rt_require_init(call);
+    if (my_count < 0)
+        armci_die(call, "no mutexes exist: call ARMCI_Create_mutexes first");
+    check_proc(call, "proc", proc);
+    if (mutex < 0 || mutex >= lock_count[proc])
+        armci_die(call, "argument mutex=%d is out of range: process %d created %d mutexes", mutex,
+                  proc, lock_count[proc]);
+    struct ticket_lock *lock = (struct ticket_lock *)lock_blocks[proc] + mutex;
+    seg_resolve(call, "mutex", proc, lock, sizeof(*lock), t);
+}
+
+void PARMCI_Lock(int mutex, int proc)
+{
+    struct target t;
+    resolve_lock("ARMCI_Lock", mutex, proc, &t);
+    if (t.local)
+        ticket_lock_acquire(t.local);
+    else
+        remote_lock(&t);
+}
+PROFILED(Lock)
+
+void PARMCI_Unlock(int mutex, int proc)
+{
+    struct target t;
+    resolve_lock("ARMCI_Unlock", mutex, proc, &t);
+    if (t.local)
+        ticket_lock_release(t.local);
+    else
+        remote_unlock(&t);
+}
+PROFILED(Unlock)
+
+long mutex_tickets_taken(int mutex, int proc)
+{
+    struct target t;
+    resolve_lock("mutex_tickets_taken", mutex, proc, &t);
+    struct ticket_lock *lock = (struct ticket_lock *)lock_blocks[proc] + mutex;
+    return ARMCI_GetValueLong(&lock->next, proc);
+}

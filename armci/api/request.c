@@ -1,0 +1,138 @@
+#include "api/request.h"
+
+#include <stdlib.h>
+
+#include "core/error.h"
+#include "transport/progress.h"
+#include "core/runtime.h"
+#include "core/util.h"
+
+/* Layout of armci_hdl_t: target = slot + 1 (0: none); aggregate = generation << 1 | flag. */
+#define HDL_AGGREGATE 1
+
+static struct request **slots;
+static int nslots;
+static int *free_slots;
+static int nfree;
+
+void req_init(void)
+{
+}
+
+void req_fini(void)
+{
+    for (int i = 0; i < nslots; i++)
+        free(slots[i]);
+    free(slots);
+    free(free_slots);
+    slots = NULL;
+    free_slots = NULL;
+    nslots = nfree = 0;
+}
+
+static int alloc_slot(void)
+{
+    if (nfree)
+        return free_slots[--nfree];
+    int grow = nslots ? nslots : 64;
+    slots = xrealloc(slots, sizeof(*slots) * (nslots + grow));
+    free_slots = xrealloc(free_slots, sizeof(*free_slots) * (nslots + grow));
+    for (int i = nslots + grow - 1; i >= nslots; i--) {
+        slots[i] = xcalloc(1, sizeof(struct request));
+        free_slots[nfree++] = i;
+    }
+    nslots += grow;
+    return free_slots[--nfree];
+}
+
+static void release_slot(int slot)
+{
+    slots[slot]->in_use = false;
+    slots[slot]->generation++;
+    free_slots[nfree++] = slot;
+}
+
+/* The live request a handle refers to, or NULL if it refers to none (or a finished one). */
+static struct request *lookup(const char *call, const armci_hdl_t *hdl, int *slot_out)
+{
+    if (hdl->target == 0)
+        return NULL;
+    int slot = hdl->target - 1;
+    if (slot < 0 || slot >= nslots)
+        armci_die(call, "argument handle was not initialised with ARMCI_INIT_HANDLE");
+    struct request *r = slots[slot];
+    if (!r->in_use || r->generation != (uint32_t)hdl->aggregate >> 1)
+        return NULL;
+    *slot_out = slot;
+    return r;
+}
+
+static void attach(armci_hdl_t *hdl, int slot)
+{
+    struct request *r = slots[slot];
+    r->in_use = true;
+    r->pending = 0;
+    hdl->target = slot + 1;
+    hdl->aggregate = (int)((r->generation << 1) | ((uint32_t)hdl->aggregate & HDL_AGGREGATE));
+}
+
+struct request *req_for_handle(const char *call, armci_hdl_t *hdl)
+{
+    if (!hdl)
+        return req_implicit();
+    int slot;
+    struct request *r = lookup(call, hdl, &slot);
+    if (r && (hdl->aggregate & HDL_AGGREGATE))
+        return r;
+    if (r) {
+        /* Reusing a handle that was never waited on: finish its operation first. */
+        req_wait(r);
+        release_slot(slot);
+    }
+    attach(hdl, alloc_slot());
+    return slots[hdl->target - 1];
+}
+
+int req_handle_wait(const char *call, armci_hdl_t *hdl)
+{
+    check_ptr(call, "handle", hdl);
+    int slot;
+    struct request *r = lookup(call, hdl, &slot);
+    if (r) {
+        req_wait(r);
+        release_slot(slot);
+    }
+    hdl->target = 0;
+    hdl->aggregate &= HDL_AGGREGATE;
+    return 0;
+}
+
+int req_handle_test(const char *call, armci_hdl_t *hdl)
+{
+    check_ptr(call, "handle", hdl);
+    int slot;
+    struct request *r = lookup(call, hdl, &slot);
+    if (!r)
+        return 0;
+    if (r->pending > 0)
+        progress_poll();
+    if (r->pending > 0)
+        return 1; /* ARMCI_Test: 0 means complete */
+    release_slot(slot);
+    hdl->target = 0;
+    hdl->aggregate &= HDL_AGGREGATE;
+    return 0;
+}
+
+void req_handle_init(armci_hdl_t *hdl)
+{
+    hdl->target = 0;
+    hdl->aggregate = 0;
+}
+
+void req_handle_set_aggregate(armci_hdl_t *hdl, bool aggregate)
+{
+    if (!aggregate)
+        req_handle_wait("ARMCI_UNSET_AGGREGATE_HANDLE", hdl);
+    hdl->aggregate = aggregate ? (hdl->aggregate | HDL_AGGREGATE) : 0;
+}

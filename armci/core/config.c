@@ -1,0 +1,263 @@
+/*
+ * The runtime's configuration: one table (config_table) names every
+ * environment variable with its type, default, range, whether it must be
+ * equal on every rank, and a line of help. The parser, the dump of the
+ * effective configuration (armci-info -c, ARMCI_VERBOSE=1) and the check of
+ * docs/ENVIRONMENT.md (test env-doc) all read this table.
+ */
+#include "core/config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/error.h"
+#include "core/util.h"
+
+struct config cfg;
+
+static const char *const verbs_choices[] = {"auto", "rdma-core", "softib", NULL};
+static const char *const connect_choices[] = {"ondemand", "static", NULL};
+static const char *const protocol_choices[] = {"overlap", "serial", NULL};
+static const char *const barrier_choices[] = {"rdma", "mpi", NULL};
+
+#define FIELD(f) offsetof(struct config, f)
+#define MiB      (1L << 20)
+
+/* clang-format off */
+const struct config_entry config_table[] = {
+    {"ARMCI_NODE_SIZE", CFG_INT, FIELD(node_size), "0", 0, 1L << 20, NULL, true,
+     "ranks per virtual node (0: a node is a host)"},
+    {"ARMCI_VERBS", CFG_CHOICE, FIELD(verbs), "auto", 0, 0, verbs_choices, false,
+     "verbs provider: auto, rdma-core or softib"},
+    {"ARMCI_SOFTIB_LIBRARY", CFG_STRING, FIELD(softib_library), "", 0, 0, NULL, false,
+     "path of libsoftib.so.0 (empty: search beside libarmci, then the build tree)"},
+    {"ARMCI_IB_DEVICE", CFG_STRING, FIELD(device), "", 0, 0, NULL, false,
+     "verbs device name (empty: the first with an active port)"},
+    {"ARMCI_IB_PORT", CFG_INT, FIELD(port), "1", 1, 255, NULL, false,
+     "port number on the device"},
+    {"ARMCI_IB_GID_INDEX", CFG_INT, FIELD(gid_index), "-1", -1, 1L << 16, NULL, false,
+     "GID index (-1: choose; RoCE needs one)"},
+    {"ARMCI_VERBOSE", CFG_BOOL, FIELD(verbose), "0", 0, 0, NULL, false,
+     "log library, layout, device and configuration on stderr"},
+    {"ARMCI_SEND_WQES", CFG_INT, FIELD(send_wqes), "64", 4, 1L << 14, NULL, false,
+     "send-queue depth of every client QP"},
+    {"ARMCI_SERVER_CREDITS", CFG_INT, FIELD(server_credits), "8", 1, 1024, NULL, false,
+     "requests a client may have outstanding at one data server"},
+    {"ARMCI_SERVER_BUFS", CFG_INT, FIELD(server_bufs), "128", 4, 1L << 16, NULL, false,
+     "receive buffers in each data server's shared receive queue"},
+    {"ARMCI_SERVER_BUF_SIZE", CFG_SIZE, FIELD(server_buf_size), "65536", 1024, 16 * MiB, NULL,
+     true, "payload bytes per data-server request"},
+    {"ARMCI_SERVER_POLL", CFG_BOOL, FIELD(server_poll), "0", 0, 0, NULL, false,
+     "the data server spins instead of sleeping when idle"},
+    {"ARMCI_BOUNCE_SIZE", CFG_SIZE, FIELD(bounce_size), "65536", 1024, 64 * MiB, NULL, true,
+     "bytes per registered bounce buffer"},
+    {"ARMCI_BOUNCE_COUNT", CFG_INT, FIELD(bounce_count), "32", 2, 1L << 16, NULL, false,
+     "bounce buffers per process"},
+    {"ARMCI_STRIDED_THRESHOLD", CFG_SIZE, FIELD(strided_threshold), "2048", 0, 1L << 40, NULL,
+     false, "strided/vector chunks of at least this many bytes move by RDMA, smaller are packed"},
+    {"ARMCI_CONNECT", CFG_CHOICE, FIELD(connect), "ondemand", 0, 0, connect_choices, true,
+     "connection setup: ondemand or static"},
+    {"ARMCI_CONNECT_PROTOCOL", CFG_CHOICE, FIELD(protocol), "overlap", 0, 0, protocol_choices,
+     false, "on-demand setup protocol: overlap or serial"},
+    {"ARMCI_CONNECT_TIMEOUT", CFG_DOUBLE, FIELD(connect_timeout), "10", 0.001, 1e6, NULL, false,
+     "seconds without an answer from a data server before the job ends"},
+    {"ARMCI_CONNECT_RETRY_US", CFG_DOUBLE, FIELD(connect_retry_us), "1000", 10, 1e8, NULL, false,
+     "first retransmission timeout of a connection message, microseconds"},
+    {"ARMCI_CONN_REPORT", CFG_BOOL, FIELD(report), "1", 0, 0, NULL, false,
+     "print the connection report at ARMCI_Finalize"},
+    {"ARMCI_BARRIER", CFG_CHOICE, FIELD(barrier), "rdma", 0, 0, barrier_choices, true,
+     "barrier: rdma (flags and RDMA recursive doubling) or mpi"},
+    {"ARMCI_TEST_HOOKS", CFG_INT, FIELD(test_hooks), "0", 0, 1L << 30, NULL, false,
+     "fault injection for the test suites (bit set)"},
+};
+/* clang-format on */
+const int config_table_size = (int)ARRAY_SIZE(config_table);
+
+static void bad_value(const struct config_entry *e, const char *value, const char *expected)
+{
+    armci_die("ARMCI_Init", "environment variable %s=\"%s\" is invalid: expected %s", e->name,
+              value, expected);
+}
+
+static void parse_number(const struct config_entry *e, const char *s, void *field)
+{
+    char *end;
+    errno = 0;
+    if (e->kind == CFG_DOUBLE) {
+        double v = strtod(s, &end);
+        if (errno || *end || end == s || v < e->min || v > e->max) {
+            char expected[96];
+            snprintf(expected, sizeof(expected), "a number in [%g, %g]", e->min, e->max);
+            bad_value(e, s, expected);
+        }
+        *(double *)field = v;
+        return;
+    }
+    long v = strtol(s, &end, 0);
+    if (errno || *end || end == s || v < (long)e->min || v > (long)e->max) {
+        char expected[96];
+        snprintf(expected, sizeof(expected), "an integer in [%ld, %ld]", (long)e->min,
+                 (long)e->max);
+        bad_value(e, s, expected);
+    }
+    if (e->kind == CFG_SIZE)
+        *(size_t *)field = (size_t)v;
+    else if (e->kind == CFG_LONG)
+        *(long *)field = v;
+    else
+        *(int *)field = (int)v;
+}
+
+static void parse_bool(const struct config_entry *e, const char *s, bool *field)
+{
+    static const char *const yes[] = {"1", "yes", "true", "on"};
+    static const char *const no[] = {"0", "no", "false", "off"};
+    for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+        if (!strcasecmp(s, yes[i]) || !strcasecmp(s, no[i])) {
+            *field = !strcasecmp(s, yes[i]);
+            return;
+        }
+    }
+    bad_value(e, s, "0/1, yes/no, true/false or on/off");
+}
+
+static void parse_choice(const struct config_entry *e, const char *s, int *field)
+{
+    for (int i = 0; e->choices[i]; i++) {
+        if (!strcasecmp(s, e->choices[i])) {
+            *field = i;
+            return;
+        }
+    }
+    char expected[128] = "one of";
+    for (int i = 0; e->choices[i]; i++) {
+        strncat(expected, " ", sizeof(expected) - strlen(expected) - 1);
+        strncat(expected, e->choices[i], sizeof(expected) - strlen(expected) - 1);
+    }
+    bad_value(e, s, expected);
+}
+
+static void parse(const struct config_entry *e, const char *s)
+{
+    void *field = (char *)&cfg + e->offset;
+    switch (e->kind) {
+    case CFG_INT:
+    case CFG_LONG:
+    case CFG_SIZE:
+    case CFG_DOUBLE:
+        parse_number(e, s, field);
+        break;
+    case CFG_BOOL:
+        parse_bool(e, s, field);
+        break;
+    case CFG_CHOICE:
+        parse_choice(e, s, field);
+        break;
+    case CFG_STRING:
+        *(const char **)field = *s ? s : NULL;
+        break;
+    }
+}
+
+const char *config_source(const struct config_entry *e)
+{
+    const char *s = getenv(e->name);
+    return s && *s ? s : e->dflt;
+}
+
+void cfg_load(void)
+{
+    cfg = (struct config){0};
+    for (int i = 0; i < config_table_size; i++)
+        parse(&config_table[i], config_source(&config_table[i]));
+    cfg.connect_rto = cfg.connect_retry_us * 1e-6;
+}
+
+void config_check_agreement(MPI_Comm comm)
+{
+    double mine[ARRAY_SIZE(config_table)], lo[ARRAY_SIZE(config_table)],
+        hi[ARRAY_SIZE(config_table)];
+    for (int i = 0; i < config_table_size; i++)
+        mine[i] = config_table[i].must_match ? config_numeric(&config_table[i]) : 0;
+    MPI_Allreduce(mine, lo, config_table_size, MPI_DOUBLE, MPI_MIN, comm);
+    MPI_Allreduce(mine, hi, config_table_size, MPI_DOUBLE, MPI_MAX, comm);
+    for (int i = 0; i < config_table_size; i++) {
+        if (lo[i] == hi[i])
+            continue;
+        char value[256];
+        config_format(&config_table[i], value, sizeof(value));
+        armci_die("ARMCI_Init",
+                  "environment variable %s must be the same on every rank: it is %s here, "
+                  "and ranks differ between %g and %g",
+                  config_table[i].name, value, lo[i], hi[i]);
+    }
+}
+
+double config_numeric(const struct config_entry *e)
+{
+    const void *field = (const char *)&cfg + e->offset;
+    switch (e->kind) {
+    case CFG_INT:
+    case CFG_CHOICE:
+        return *(const int *)field;
+    case CFG_LONG:
+        return (double)*(const long *)field;
+    case CFG_SIZE:
+        return (double)*(const size_t *)field;
+    case CFG_DOUBLE:
+        return *(const double *)field;
+    case CFG_BOOL:
+        return *(const bool *)field;
+    case CFG_STRING:
+        break;
+    }
+    return 0;
+}
+
+void config_format(const struct config_entry *e, char *buf, size_t len)
+{
+    const void *field = (const char *)&cfg + e->offset;
+    switch (e->kind) {
+    case CFG_CHOICE:
+        snprintf(buf, len, "%s", e->choices[*(const int *)field]);
+        break;
+    case CFG_STRING:
+        snprintf(buf, len, "%s", *(const char *const *)field ? *(const char *const *)field : "");
+        break;
+    case CFG_BOOL:
+        snprintf(buf, len, "%d", *(const bool *)field);
+        break;
+    case CFG_DOUBLE:
+        snprintf(buf, len, "%g", *(const double *)field);
+        break;
+    default:
+        snprintf(buf, len, "%.0f", config_numeric(e));
+        break;
+    }
+}
+
+void config_dump(FILE *out, bool markdown)
+{
+    if (markdown) {
+        fprintf(out, "| variable | default | must match | meaning |\n|---|---|---|---|\n");
+        for (int i = 0; i < config_table_size; i++) {
+            const struct config_entry *e = &config_table[i];
+            fprintf(out, "| `%s` | %s%s%s | %s | %s |\n", e->name, *e->dflt ? "`" : "",
+                    *e->dflt ? e->dflt : "(empty)", *e->dflt ? "`" : "",
+                    e->must_match ? "yes" : "no", e->help);
+        }
+        return;
+    }
+    for (int i = 0; i < config_table_size; i++) {
+        const struct config_entry *e = &config_table[i];
+        char value[256];
+        config_format(e, value, sizeof(value));
+        fprintf(out, "%-24s %-12s (default %s%s)  %s\n", e->name, value,
+                *e->dflt ? e->dflt : "\"\"", e->must_match ? ", must match on all ranks" : "",
+                e->help);
+    }
+}

@@ -1,0 +1,155 @@
+#define _GNU_SOURCE /* process_vm_readv, mincore */
+#include "core/error.h"
+
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/runtime.h"
+
+static int my_rank_or_minus_one(void)
+{
+    int up = 0;
+    MPI_Initialized(&up);
+    if (!up)
+        return -1;
+    int rank = -1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank;
+}
+
+static void vreport(const char *prefix, const char *call, const char *fmt, va_list ap)
+{
+    char msg[1024];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    if (call)
+        fprintf(stderr, "%s (rank %d) in %s: %s\n", prefix, my_rank_or_minus_one(), call, msg);
+    else
+        fprintf(stderr, "%s (rank %d): %s\n", prefix, my_rank_or_minus_one(), msg);
+    fflush(stderr);
+}
+
+void armci_die(const char *call, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("ARMCI error", call, fmt, ap);
+    va_end(ap);
+
+    int up = 0, down = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (up && !down)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    abort();
+}
+
+void armci_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("ARMCI warning", NULL, fmt, ap);
+    va_end(ap);
+}
+
+void armci_log(const char *fmt, ...)
+{
+    if (!cfg.verbose)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("ARMCI", NULL, fmt, ap);
+    va_end(ap);
+}
+
+void check_proc(const char *call, const char *arg, int proc)
+{
+    if (proc < 0 || proc >= rt.nprocs)
+        armci_die(call, "argument %s=%d is not a valid process rank (job has %d processes)", arg,
+                  proc, rt.nprocs);
+}
+
+void check_ptr(const char *call, const char *arg, const void *ptr)
+{
+    if (!ptr)
+        armci_die(call, "argument %s is a null pointer", arg);
+}
+
+void check_nonneg(const char *call, const char *arg, long value)
+{
+    if (value < 0)
+        armci_die(call, "argument %s=%ld is negative", arg, value);
+}
+
+/*
+ * The lowest address mapped when first asked (the program's first segment:
+ * nothing lives below it unless mapped there on purpose later). A local
+ * buffer below it is almost surely NULL plus an offset, checked exactly.
+ */
+static uintptr_t low_water(void)
+{
+    static uintptr_t low;
+    uintptr_t known = __atomic_load_n(&low, __ATOMIC_RELAXED);
+    if (known)
+        return known;
+    unsigned long start = 4096;
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (f) {
+        if (fscanf(f, "%lx", &start) != 1)
+            start = 4096;
+        fclose(f);
+    }
+    known = start ? start : 1;
+    __atomic_store_n(&low, known, __ATOMIC_RELAXED);
+    return known;
+}
+
+/* mincore fails with ENOMEM on an unmapped page: an exact test that cannot fault. */
+static bool page_mapped(const void *ptr)
+{
+    long size = sysconf(_SC_PAGESIZE);
+    uintptr_t page = (uintptr_t)ptr & ~(uintptr_t)(size - 1);
+    unsigned char vec;
+    return mincore((void *)page, 1, &vec) == 0;
+}
+
+bool local_ptr_valid(const void *ptr)
+{
+    return (uintptr_t)ptr >= low_water() || (ptr && page_mapped(ptr));
+}
+
+void check_local(const char *call, const char *arg, const void *ptr)
+{
+    if (local_ptr_valid(ptr))
+        return;
+    if (!ptr)
+        armci_die(call, "argument %s is a null pointer", arg);
+    /* What a caller gets from a NULL buffer plus an offset, e.g. GA's patch of a NULL buffer. */
+    armci_die(call, "argument %s=%p is not mapped memory (a null pointer plus an offset?)", arg,
+              ptr);
+}
+
+void safe_prefix(const char *s, size_t known, char *out, size_t size)
+{
+    /* One byte per element: process_vm_readv stops at the first unreadable one, no fault. */
+    struct iovec local, remote[64];
+    size_t want = size - 1 < 64 ? size - 1 : 64;
+    for (size_t i = 0; i < want; i++)
+        remote[i] = (struct iovec){(void *)(s + i), 1};
+    local = (struct iovec){out, want};
+    ssize_t got = process_vm_readv(getpid(), &local, 1, remote, want, 0);
+    size_t n = got >= 0 ? (size_t)got : (known < want ? known : want);
+    if (got < 0)
+        memcpy(out, s, n);
+    out[n] = 0;
+    for (size_t i = 0; out[i]; i++)
+        if (out[i] < 0x20 || out[i] > 0x7e)
+            out[i] = '?';
+}

@@ -1,0 +1,29 @@
+/*
+ * Fault injection for the test suites: the few places where a test makes the
+ * runtime misbehave on purpose (ARMCI_TEST_HOOKS, a bit set). They exist
+ * only in builds with -Dfault_injection=true (the default, so the suites can
+ * run them); with false every point is a constant false and compiles away.
+ */
+#ifndef ARMCI_FAULT_H
+#define ARMCI_FAULT_H
+
+#include <stdbool.h>
+
+#include "core/config.h"
+
+enum fault {
+    FAULT_SERVER_SILENT = 1 << 1, /* data servers ignore connection requests */
+    FAULT_BARRIER_WRAP = 1 << 2,  /* barrier counters start just below their limit */
+};
+
+static inline bool fault_injected(enum fault f)
+{
+#ifdef ARMCI_FAULT_INJECTION
+    return (cfg.test_hooks & f) != 0;
+#else
+    (void)f;
+    return false;
+#endif
+}
+
+#endif

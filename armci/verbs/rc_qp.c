@@ -1,0 +1,111 @@
+#include "verbs/rc_qp.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/error.h"
+
+struct ibv_qp *rc_qp_create(struct ibv_cq *send_cq, struct ibv_cq *recv_cq, struct ibv_srq *srq,
+                            struct rc_qp_caps *caps, const char *peer)
+{
+    struct ibv_qp_init_attr attr = {
+        .send_cq = send_cq,
+        .recv_cq = recv_cq,
+        .srq = srq,
+        .qp_type = IBV_QPT_RC,
+        .sq_sig_all = 0,
+        .cap =
+            {
+                .max_send_wr = (uint32_t)caps->max_send_wr,
+                .max_recv_wr = srq ? 0 : (uint32_t)caps->max_recv_wr,
+                .max_send_sge = 2,
+                .max_recv_sge = 1,
+                .max_inline_data = (uint32_t)caps->max_inline,
+            },
+    };
+    struct ibv_qp *qp = ibv_create_qp(vdev.pd, &attr);
+    if (!qp)
+        armci_die(NULL, "ibv_create_qp (RC, to %s, %d send WRs) failed: %s", peer,
+                  caps->max_send_wr, strerror(errno));
+    caps->max_send_wr = (int)attr.cap.max_send_wr;
+    caps->max_inline = (int)attr.cap.max_inline_data;
+    return qp;
+}
+
+static void modify(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, const char *what,
+                   const char *peer)
+{
+    int rc = ibv_modify_qp(qp, attr, mask);
+    if (rc)
+        armci_die(NULL, "ibv_modify_qp %s (QP %u, to %s) failed: %s", what, qp->qp_num, peer,
+                  strerror(rc > 0 ? rc : errno));
+}
+
+void rc_qp_to_init(struct ibv_qp *qp, const char *peer)
+{
+    struct ibv_qp_attr attr = {
+        .qp_state = IBV_QPS_INIT,
+        .pkey_index = 0,
+        .port_num = vdev.port,
+        .qp_access_flags =
+            IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
+    };
+    modify(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+           "RESET->INIT", peer);
+}
+
+/* Outstanding RDMA reads/atomics per QP: what the device allows, at most 16. */
+static uint8_t rd_atomic_limit(int device_max)
+{
+    return (uint8_t)(device_max <= 0 ? 1 : device_max > 16 ? 16 : device_max);
+}
+
+void rc_qp_to_rtr(struct ibv_qp *qp, const struct verbs_addr *remote, const char *peer)
+{
+    struct ibv_qp_attr attr = {
+        .qp_state = IBV_QPS_RTR,
+        .path_mtu = vdev.mtu < IBV_MTU_4096 ? vdev.mtu : IBV_MTU_4096,
+        .dest_qp_num = remote->qpn,
+        .rq_psn = remote->psn,
+        .max_dest_rd_atomic = rd_atomic_limit(vdev.attr.max_qp_rd_atom),
+        .min_rnr_timer = 12, /* 0.64 ms: a busy server re-posts receives quickly */
+    };
+    verbs_fill_ah_attr(&attr.ah_attr, remote);
+    modify(qp, &attr,
+           IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+               IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
+           "INIT->RTR", peer);
+}
+
+void rc_qp_to_rts(struct ibv_qp *qp, uint32_t my_psn, const char *peer)
+{
+    struct ibv_qp_attr attr = {
+        .qp_state = IBV_QPS_RTS,
+        .sq_psn = my_psn,
+        .timeout = 14, /* 4.096 us * 2^14 = 67 ms per try */
+        .retry_cnt = 7,
+        .rnr_retry = 7, /* infinite: receiver-not-ready is back-pressure, not an error */
+        .max_rd_atomic = rd_atomic_limit(vdev.attr.max_qp_init_rd_atom),
+    };
+    modify(qp, &attr,
+           IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+               IBV_QP_MAX_QP_RD_ATOMIC,
+           "RTR->RTS", peer);
+}
+
+void rc_qp_destroy(struct ibv_qp *qp, const char *peer)
+{
+    if (qp && ibv_destroy_qp(qp))
+        armci_warn("ibv_destroy_qp (QP to %s) failed: %s", peer, strerror(errno));
+}
+
+uint32_t rc_random_psn(void)
+{
+    static __thread unsigned seed;
+    if (!seed)
+        seed = (unsigned)time(NULL) ^ (unsigned)getpid() * 2654435761u;
+    return (uint32_t)rand_r(&seed) & 0xffffff;
+}

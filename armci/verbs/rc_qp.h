@@ -1,0 +1,31 @@
+/*
+ * Reliable-connected queue pairs: creation and the RESET->INIT->RTR->RTS
+ * transitions, with the attributes both ends of an ARMCI connection use.
+ * Every verbs failure ends the job with the verb and the peer named.
+ */
+#ifndef ARMCI_ODCM_QP_H
+#define ARMCI_ODCM_QP_H
+
+#include <infiniband/verbs.h>
+#include <stdint.h>
+
+#include "verbs/device.h"
+
+struct rc_qp_caps {
+    int max_send_wr;
+    int max_recv_wr; /* ignored with an SRQ */
+    int max_inline;
+};
+
+/* Creates an RC QP; caps is updated with what the device granted. */
+struct ibv_qp *rc_qp_create(struct ibv_cq *send_cq, struct ibv_cq *recv_cq, struct ibv_srq *srq,
+                            struct rc_qp_caps *caps, const char *peer);
+void rc_qp_to_init(struct ibv_qp *qp, const char *peer);
+void rc_qp_to_rtr(struct ibv_qp *qp, const struct verbs_addr *remote, const char *peer);
+void rc_qp_to_rts(struct ibv_qp *qp, uint32_t my_psn, const char *peer);
+void rc_qp_destroy(struct ibv_qp *qp, const char *peer);
+
+/* A random initial packet sequence number (24 bits). */
+uint32_t rc_random_psn(void);
+
+#endif

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""The runtime's layers depend only downward (README, "Code map").
+
+Every file under armci/ belongs to the layer of its folder; a file may
+include headers of its own layer or of layers below it, never above. The
+transport and the data server are peers that share only the wire protocol
+(dataserver/protocol.h). Prints every violation and fails if there is one.
+
+Usage: test_layers.py SOURCE_ROOT
+"""
+import os
+import re
+import sys
+
+# Bottom up. A folder not listed here is an error: every file has a layer.
+LAYERS = [
+    ("core", ["armci/core", "armci/strided"]),
+    ("verbs", ["armci/verbs"]),
+    ("odcm", ["armci/odcm"]),
+    ("transport", ["armci/transport"]),
+    ("dataserver", ["armci/dataserver"]),
+    ("api", ["armci/api"]),
+    ("init", ["armci/init.c"]),
+]
+RANK = {"core": 0, "verbs": 1, "odcm": 2, "transport": 3, "dataserver": 3, "api": 4, "init": 5}
+# The one header the two peers share.
+PEER_SHARED = {"armci/dataserver/protocol.h"}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def layer_of(path):
+    for name, places in LAYERS:
+        for place in places:
+            if path == place or path.startswith(place + "/"):
+                return name
+    return None
+
+
+def main(root):
+    armci = os.path.join(root, "armci")
+    problems = []
+    files = 0
+    for folder, _, names in os.walk(armci):
+        for name in sorted(names):
+            if not name.endswith((".c", ".h")):
+                continue
+            path = os.path.relpath(os.path.join(folder, name), root)
+            files += 1
+            mine = layer_of(path)
+            if mine is None:
+                problems.append(f"{path}: in no layer (add its folder to LAYERS)")
+                continue
+            with open(os.path.join(root, path), encoding="utf-8") as f:
+                text = f.read()
+            for inc in INCLUDE.findall(text):
+                # As the compiler looks: beside the file, then from armci/ (-I armci).
+                target = None
+                for base in (os.path.dirname(path), "armci"):
+                    candidate = os.path.normpath(os.path.join(base, inc))
+                    if os.path.exists(os.path.join(root, candidate)):
+                        target = candidate
+                        break
+                if target is None:
+                    continue  # public headers (armci.h) and system ones
+                theirs = layer_of(target)
+                if theirs is None:
+                    problems.append(f"{path}: includes {target}, which is in no layer")
+                elif RANK[theirs] > RANK[mine]:
+                    problems.append(f"{path} ({mine}) includes {target} ({theirs}): a layer above")
+                elif theirs != mine and RANK[theirs] == RANK[mine] and target not in PEER_SHARED:
+                    problems.append(f"{path} ({mine}) includes {target} ({theirs}): peers share "
+                                    "only the wire protocol")
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"FAIL: {len(problems)} include(s) against the layering")
+        return 1
+    print(f"PASS: {files} files, every include goes to the same layer or below")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "."))

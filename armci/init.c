@@ -26,14 +26,6 @@
 #include "core/thread_check.h"
 #include "core/topology.h"
 
-struct runtime rt;
-
-void rt_require_init(const char *call)
-{
-    if (!rt.initialized)
-        armci_die(call, "ARMCI is not initialised: call ARMCI_Init first");
-}
-
 /* With ARMCI_VERBOSE=1, names the library file, so nobody mistakes another ARMCI for it. */
 static void log_library(void)
 {

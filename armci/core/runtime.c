@@ -1,0 +1,12 @@
+/* The process-wide runtime state (runtime.h); init.c fills it in. */
+#include "core/runtime.h"
+
+#include "core/error.h"
+
+struct runtime rt;
+
+void rt_require_init(const char *call)
+{
+    if (!rt.initialized)
+        armci_die(call, "ARMCI is not initialised: call ARMCI_Init first");
+}

@@ -19,7 +19,7 @@
 #include "transport/client.h"
 #include "dataserver/server.h"
 #include "odcm/cm.h"
-#include "api/request.h"
+#include "api/handles.h"
 #include "core/runtime.h"
 #include "api/segment.h"
 #include "api/sync.h"
@@ -123,7 +123,7 @@ static int init_common(int *argc, char ***argv, int requested, MPI_Comm comm, bo
     groups_init_world(&rt.world_group);
     rt.default_group = rt.world_group;
     seg_init();
-    req_init();
+    handles_init();
     message_init();
     net_init();
     start_inter_node();
@@ -176,7 +176,7 @@ int PARMCI_Finalize(void)
     stop_inter_node();
     net_fini();
     message_fini();
-    req_fini();
+    handles_fini();
     groups_fini();
     node_shared_fini();
     topo_fini();

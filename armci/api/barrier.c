@@ -120,7 +120,7 @@ static void signal_node(int node, uint64_t number)
     uint64_t *slot = (uint64_t *)slots_of[master] + topo.my_node;
     struct target t;
     seg_resolve("ARMCI_Barrier", "barrier slot", master, slot, sizeof(*slot), &t);
-    remote_put(&t, &number, sizeof(number), req_implicit(), true);
+    remote_put(&t, &number, sizeof(number), handle_implicit(), true);
 }
 
 static void internode(uint64_t number)

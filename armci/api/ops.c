@@ -10,7 +10,7 @@
 #include "core/error.h"
 #include "api/profiling.h"
 #include "transport/remote.h"
-#include "api/request.h"
+#include "api/handles.h"
 #include "core/runtime.h"
 #include "api/segment.h"
 
@@ -41,7 +41,7 @@ static int do_put(const char *call, void *src, void *dst, int bytes, int proc, a
     if (t.local)
         memmove(t.local, src, (size_t)bytes);
     else
-        remote_put(&t, src, (size_t)bytes, req_for_handle(call, hdl), blocking);
+        remote_put(&t, src, (size_t)bytes, handle_for(call, hdl), blocking);
     return 0;
 }
 
@@ -55,7 +55,7 @@ static int do_get(const char *call, void *src, void *dst, int bytes, int proc, a
     if (t.local)
         memmove(dst, t.local, (size_t)bytes);
     else
-        remote_get(&t, dst, (size_t)bytes, req_for_handle(call, hdl), blocking);
+        remote_get(&t, dst, (size_t)bytes, handle_for(call, hdl), blocking);
     return 0;
 }
 
@@ -70,7 +70,7 @@ static int do_acc(const char *call, int datatype, void *scale, void *src, void *
     if (t.local)
         acc_local(datatype, scale, t.local, src, (size_t)bytes, proc);
     else
-        remote_acc(&t, datatype, scale, src, (size_t)bytes, req_for_handle(call, hdl), blocking);
+        remote_acc(&t, datatype, scale, src, (size_t)bytes, handle_for(call, hdl), blocking);
     return 0;
 }
 

@@ -10,7 +10,7 @@
 #include "core/node_shared.h"
 #include "api/profiling.h"
 #include "transport/remote.h"
-#include "api/request.h"
+#include "api/handles.h"
 #include "core/runtime.h"
 #include "api/segment.h"
 #include "api/sync.h"
@@ -83,7 +83,7 @@ static int do_strided(const struct strided_args *a, armci_hdl_t *hdl, bool block
         return 0;
     }
 
-    struct request *req = req_for_handle(a->call, hdl);
+    struct handle *req = handle_for(a->call, hdl);
     if (a->op == OP_PUT)
         strided_remote_put(&t, &d, a->src, req, blocking);
     else if (a->op == OP_GET)
@@ -160,7 +160,7 @@ static void put_flag(const char *call, int *flag, int value, int proc)
         return;
     }
     remote_fence(t.node);
-    remote_put(&t, &value, sizeof(int), req_implicit(), true);
+    remote_put(&t, &value, sizeof(int), handle_implicit(), true);
 }
 
 int PARMCI_PutS_flag(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[],

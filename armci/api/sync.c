@@ -11,7 +11,7 @@
 #include "verbs/memory.h"
 #include "api/profiling.h"
 #include "transport/remote.h"
-#include "api/request.h"
+#include "api/handles.h"
 #include "core/runtime.h"
 #include "core/topology.h"
 
@@ -48,14 +48,14 @@ PROFILED(Barrier)
 int PARMCI_Wait(armci_hdl_t *hdl)
 {
     rt_require_init("ARMCI_Wait");
-    return req_handle_wait("ARMCI_Wait", hdl);
+    return hdl_wait("ARMCI_Wait", hdl);
 }
 PROFILED(Wait)
 
 int PARMCI_Test(armci_hdl_t *hdl)
 {
     rt_require_init("ARMCI_Test");
-    return req_handle_test("ARMCI_Test", hdl);
+    return hdl_test("ARMCI_Test", hdl);
 }
 PROFILED(Test)
 
@@ -64,7 +64,7 @@ int PARMCI_WaitProc(int proc)
 {
     rt_require_init("ARMCI_WaitProc");
     check_proc("ARMCI_WaitProc", "proc", proc);
-    req_wait(req_implicit());
+    handle_wait(handle_implicit());
     return 0;
 }
 PROFILED(WaitProc)
@@ -72,7 +72,7 @@ PROFILED(WaitProc)
 int PARMCI_WaitAll(void)
 {
     rt_require_init("ARMCI_WaitAll");
-    req_wait(req_implicit());
+    handle_wait(handle_implicit());
     return 0;
 }
 PROFILED(WaitAll)
@@ -80,17 +80,17 @@ PROFILED(WaitAll)
 void ARMCI_INIT_HANDLE(armci_hdl_t *hdl)
 {
     check_ptr("ARMCI_INIT_HANDLE", "hdl", hdl);
-    req_handle_init(hdl);
+    hdl_init(hdl);
 }
 
 void ARMCI_SET_AGGREGATE_HANDLE(armci_hdl_t *hdl)
 {
     check_ptr("ARMCI_SET_AGGREGATE_HANDLE", "hdl", hdl);
-    req_handle_set_aggregate(hdl, true);
+    hdl_set_aggregate(hdl, true);
 }
 
 void ARMCI_UNSET_AGGREGATE_HANDLE(armci_hdl_t *hdl)
 {
     check_ptr("ARMCI_UNSET_AGGREGATE_HANDLE", "hdl", hdl);
-    req_handle_set_aggregate(hdl, false);
+    hdl_set_aggregate(hdl, false);
 }

@@ -16,7 +16,7 @@
 #include "core/topology.h"
 #include "core/util.h"
 #include "armci.h"
-#include "api/request.h"
+#include "api/handles.h"
 #include "transport/vector_remote.h"
 
 enum vector_op { VOP_PUT, VOP_GET, VOP_ACC };
@@ -94,7 +94,7 @@ static int do_vector(const char *call, enum vector_op op, int datatype, void *sc
                                  iov[i].ptr_array_len);
     }
     bool same_node = topo_same_node(proc);
-    struct request *req = same_node ? NULL : req_for_handle(call, hdl);
+    struct handle *req = same_node ? NULL : handle_for(call, hdl);
     const char *arg = op == VOP_GET ? "iov[].src_ptr_array[]" : "iov[].dst_ptr_array[]";
 
     for (int i = 0; i < iov_len; i++) {

@@ -1,5 +1,5 @@
 /*
- * Executes client requests. Nothing here trusts the request: the operation,
+ * Serves client messages. Nothing here trusts the message: the operation,
  * the sizes and every address range are checked against what the server
  * has registered before memory is touched; a bad request gets an error
  * reply and changes nothing.
@@ -95,7 +95,7 @@ static int do_unpack(const struct ds_message *rq, size_t payload, bool accumulat
     return DS_OK;
 }
 
-/* RDMA-writes `bytes` of o to where the request asked; the reply follows on the same QP. */
+/* RDMA-writes `bytes` of o to where the message asked; the reply follows on the same QP. */
 static void server_write_back(struct server_conn *sc, struct out_buf *o, size_t bytes,
                               const struct ds_message *rq)
 {

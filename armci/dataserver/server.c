@@ -170,7 +170,7 @@ void server_post_send(struct server_conn *sc, struct ibv_send_wr *wr)
 }
 
 /*
- * Credits returned with a reply: normally the one the request used. While
+ * Credits returned with a reply: normally the one the message used. While
  * the server is over-committed (more allowance than buffers) it shrinks
  * clients above their fair share by returning none; when there is room it
  * grows clients below the cap by returning two.

@@ -25,7 +25,7 @@ struct cm_server_ops {
     void *(*create)(int client);
     /* Moves it to RTR and RTS towards the client's QP. */
     void (*connect)(void *conn, const struct verbs_addr *client);
-    /* Its address to give the client, and the request credits the client starts with. */
+    /* Its address to give the client, and the message credits the client starts with. */
     struct verbs_addr (*address)(const void *conn, int *credits);
 };
 

@@ -98,7 +98,7 @@ void bounce_put(struct bounce *b)
     ep.bounces_free++;
 }
 
-struct work *work_new(enum work_kind kind, struct conn *c, struct request *req)
+struct work *work_new(enum work_kind kind, struct conn *c, struct handle *req)
 {
     struct work *f = work_free;
     if (f)
@@ -109,7 +109,7 @@ struct work *work_new(enum work_kind kind, struct conn *c, struct request *req)
     c->outstanding++;
     ep.outstanding++;
     if (req)
-        req_op_started(req);
+        handle_op_started(req);
     return f;
 }
 

@@ -37,7 +37,7 @@ enum work_kind { WORK_WRITE, WORK_READ, WORK_MESSAGE };
 struct work {
     enum work_kind kind;
     struct conn *conn;
-    struct request *req;   /* counted in here until complete (may be NULL) */
+    struct handle *req;    /* counted in here until complete (may be NULL) */
     struct bounce *bounce; /* released on completion */
     void *copy_to;         /* WORK_READ through a bounce: copy here on completion */
     size_t copy_len;
@@ -89,7 +89,7 @@ void conns_fini(void);
 struct bounce *bounce_get(void);
 void bounce_put(struct bounce *b);
 
-struct work *work_new(enum work_kind kind, struct conn *c, struct request *req);
+struct work *work_new(enum work_kind kind, struct conn *c, struct handle *req);
 
 /*
  * A chain of RDMA work requests to one connection, posted with a single

@@ -2,14 +2,14 @@
 
 #include "transport/progress.h"
 
-static struct request implicit_req = {.in_use = true};
+static struct handle implicit_req = {.in_use = true};
 
-struct request *req_implicit(void)
+struct handle *handle_implicit(void)
 {
     return &implicit_req;
 }
 
-void req_wait(struct request *r)
+void handle_wait(struct handle *r)
 {
     while (r->pending > 0)
         progress_wait();

@@ -1,6 +1,6 @@
 /*
  * What the transport counts an operation's completion in: the state behind
- * a user's armci_hdl_t (api/request.c maps handles to these) or the
+ * a user's armci_hdl_t (api/handles.c maps handles to these) or the
  * implicit handle of NULL-handle and blocking operations.
  */
 #ifndef ARMCI_TRANSPORT_HANDLE_H
@@ -9,26 +9,26 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct request {
+struct handle {
     int pending;         /* operations still in flight */
     uint32_t generation; /* bumped on every reuse of the slot: stale handles are detected */
     bool in_use;
 };
 
-/* The request behind implicit (NULL-handle) and blocking operations. */
-struct request *req_implicit(void);
+/* The handle behind implicit (NULL-handle) and blocking operations. */
+struct handle *handle_implicit(void);
 
-static inline void req_op_started(struct request *r)
+static inline void handle_op_started(struct handle *r)
 {
     r->pending++;
 }
 
-static inline void req_op_done(struct request *r)
+static inline void handle_op_done(struct handle *r)
 {
     r->pending--;
 }
 
 /* Makes progress until r has nothing pending. */
-void req_wait(struct request *r);
+void handle_wait(struct handle *r);
 
 #endif

@@ -35,7 +35,7 @@ static void complete(struct work *f)
     f->conn->server_updates -= f->server_update;
     ep.outstanding--;
     if (f->req)
-        req_op_done(f->req);
+        handle_op_done(f->req);
     work_release(f);
 }
 

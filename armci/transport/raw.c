@@ -17,14 +17,14 @@ int remote_raw_message(const struct target *t, const struct ds_message *proto, c
     *rq = *proto;
     if (payload_len)
         memcpy(rq + 1, payload, payload_len);
-    struct request done = {0};
+    struct handle done = {0};
     int64_t result = 0;
     int32_t status = 0;
     struct work *f = work_new(WORK_MESSAGE, c, &done);
     f->result = &result;
     f->status = &status;
     message_send(c, rq, b, payload_len, f, "raw request");
-    req_wait(&done);
+    handle_wait(&done);
     thread_check_leave();
     if (value)
         *value = result;

@@ -33,12 +33,12 @@ static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t 
     struct ds_message *rq = message_begin(c, op, t, 0, len, &b);
     rq->rmw_op = (uint8_t)rmw_op;
     rq->value = value;
-    struct request done = {0};
+    struct handle done = {0};
     int64_t result = 0;
     struct work *f = work_new(WORK_MESSAGE, c, &done);
     f->result = &result;
     message_send(c, rq, b, 0, f, what);
-    req_wait(&done);
+    handle_wait(&done);
     thread_check_leave();
     return result;
 }
@@ -61,7 +61,7 @@ void remote_unlock(const struct target *t)
     struct conn *c = conn_get(t->node);
     struct bounce *b;
     struct ds_message *rq = message_begin(c, DS_UNLOCK, t, 0, sizeof(struct ticket_lock), &b);
-    message_send(c, rq, b, 0, work_new(WORK_MESSAGE, c, req_implicit()), "unlock");
+    message_send(c, rq, b, 0, work_new(WORK_MESSAGE, c, handle_implicit()), "unlock");
     thread_check_leave();
 }
 

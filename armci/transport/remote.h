@@ -47,15 +47,14 @@ struct transfer {
  * reused (a get: when the data is there). Non-blocking towards a node
  * being connected: queued in issue order, descriptors copied.
  */
-void transfer_start(const struct transfer *x, struct request *req, bool blocking);
+void transfer_start(const struct transfer *x, struct handle *req, bool blocking);
 
 /* Shorthands for the common shapes. */
-void remote_put(const struct target *t, const void *src, size_t bytes, struct request *req,
+void remote_put(const struct target *t, const void *src, size_t bytes, struct handle *req,
                 bool blocking);
-void remote_get(const struct target *t, void *dst, size_t bytes, struct request *req,
-                bool blocking);
+void remote_get(const struct target *t, void *dst, size_t bytes, struct handle *req, bool blocking);
 void remote_acc(const struct target *t, int datatype, const void *scale, const void *src,
-                size_t bytes, struct request *req, bool blocking);
+                size_t bytes, struct handle *req, bool blocking);
 
 /* Read-modify-write at the target; returns the old value. */
 long remote_rmw(const struct target *t, int op, long value);

@@ -12,10 +12,10 @@
 #include "strided/stride.h"
 
 void strided_remote_put(const struct target *t, const struct stride_desc *d, const char *src,
-                        struct request *req, bool blocking);
+                        struct handle *req, bool blocking);
 void strided_remote_get(const struct target *t, const struct stride_desc *d, char *dst,
-                        struct request *req, bool blocking);
+                        struct handle *req, bool blocking);
 void strided_remote_acc(const struct target *t, const struct stride_desc *d, int datatype,
-                        const void *scale, const char *src, struct request *req, bool blocking);
+                        const void *scale, const char *src, struct handle *req, bool blocking);
 
 #endif

@@ -141,7 +141,7 @@ static void unpack_on_arrival(struct work *f)
 
 /* One RDMA per chunk of the box, straight from/to registered user memory. */
 static void rdma_in_place(struct conn *c, const struct transfer *x, uint32_t lkey,
-                          struct request *req)
+                          struct handle *req)
 {
     bool write = x->op == TRANSFER_PUT;
     enum ibv_wr_opcode op = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
@@ -165,7 +165,7 @@ static void rdma_in_place(struct conn *c, const struct transfer *x, uint32_t lke
  * before its writes, or unpacked when the last read of the piece completes.
  * The piece's last operation releases the buffer (a QP completes in order).
  */
-static void rdma_bounced(struct conn *c, const struct transfer *x, struct request *req)
+static void rdma_bounced(struct conn *c, const struct transfer *x, struct handle *req)
 {
     bool write = x->op == TRANSFER_PUT;
     enum ibv_wr_opcode op = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
@@ -207,7 +207,7 @@ static void rdma_bounced(struct conn *c, const struct transfer *x, struct reques
  * bounce buffer is cheaper than the wait. Writes small enough to be inlined
  * into the work request need neither.
  */
-static void rdma_transfer(struct conn *c, const struct transfer *x, struct request *req,
+static void rdma_transfer(struct conn *c, const struct transfer *x, struct handle *req,
                           bool blocking)
 {
     wait_server_updates(c);
@@ -221,12 +221,12 @@ static void rdma_transfer(struct conn *c, const struct transfer *x, struct reque
     uint32_t lkey;
     bool copy_is_cheaper = put && blocking && extent <= cfg.bounce_size;
     if (!copy_is_cheaper && net_user_lkey(x->local, extent, &lkey)) {
-        struct request done = {0};
+        struct handle done = {0};
         /* Zero-copy: a blocking put's source is the NIC's until its writes complete. */
-        struct request *r = put && blocking ? &done : req;
+        struct handle *r = put && blocking ? &done : req;
         rdma_in_place(c, x, lkey, r);
         if (r == &done)
-            req_wait(&done);
+            handle_wait(&done);
         return;
     }
     rdma_bounced(c, x, req);
@@ -246,7 +246,7 @@ static void server_layout(struct ds_stride *s, const struct stride_piece *p, con
 }
 
 /* Puts and accumulates: each piece packed into a request the server scatters or applies. */
-static void send_packed(struct conn *c, const struct transfer *x, struct request *req)
+static void send_packed(struct conn *c, const struct transfer *x, struct handle *req)
 {
     bool acc = x->op == TRANSFER_ACC;
     int op = acc ? DS_ACC_PACKED : DS_PUT_PACKED;
@@ -269,7 +269,7 @@ static void send_packed(struct conn *c, const struct transfer *x, struct request
 }
 
 /* Gets: the server gathers each piece and RDMA-writes it into a bounce buffer. */
-static void get_packed(struct conn *c, const struct transfer *x, struct request *req)
+static void get_packed(struct conn *c, const struct transfer *x, struct handle *req)
 {
     struct piece_walk w;
     struct stride_piece p;
@@ -318,7 +318,7 @@ static void scatter_on_arrival(struct work *f)
 
 /* Sends k segments (from index first) in one request. */
 static void send_vector_batch(struct conn *c, const struct transfer *x, int first, int k,
-                              struct request *req)
+                              struct handle *req)
 {
     static const int ops[] = {
         [TRANSFER_PUT] = DS_PUT_IOV, [TRANSFER_GET] = DS_GET_IOV, [TRANSFER_ACC] = DS_ACC_IOV};
@@ -358,10 +358,10 @@ static void send_vector_batch(struct conn *c, const struct transfer *x, int firs
     message_send(c, rq, b, payload, f, what[x->op]);
 }
 
-static void issue_box(struct conn *c, const struct transfer *x, struct request *req, bool blocking);
+static void issue_box(struct conn *c, const struct transfer *x, struct handle *req, bool blocking);
 
 /* Small segments travel many to a request; large ones as contiguous transfers of their own. */
-static void issue_vector(struct conn *c, const struct transfer *x, struct request *req,
+static void issue_vector(struct conn *c, const struct transfer *x, struct handle *req,
                          bool blocking)
 {
     int k = vector_batch(x->bytes, x->op != TRANSFER_GET);
@@ -390,7 +390,7 @@ static bool use_packing(const struct transfer *x)
     return x->d.levels > 0 && chunk < cfg.strided_threshold && chunk <= request_room();
 }
 
-static void issue_box(struct conn *c, const struct transfer *x, struct request *req, bool blocking)
+static void issue_box(struct conn *c, const struct transfer *x, struct handle *req, bool blocking)
 {
     if (x->op == TRANSFER_ACC) {
         send_packed(c, x, req); /* the payload is copied: the source is free at once */
@@ -405,17 +405,17 @@ static void issue_box(struct conn *c, const struct transfer *x, struct request *
 }
 
 /* Issues x on its ready connection; a blocking get returns with the data. */
-static void issue(struct conn *c, const struct transfer *x, struct request *req, bool blocking)
+static void issue(struct conn *c, const struct transfer *x, struct handle *req, bool blocking)
 {
-    struct request done = {0};
+    struct handle done = {0};
     bool wait_here = blocking && x->op == TRANSFER_GET;
-    struct request *r = wait_here ? &done : req;
+    struct handle *r = wait_here ? &done : req;
     if (x->locals)
         issue_vector(c, x, r, blocking);
     else
         issue_box(c, x, r, blocking);
     if (wait_here)
-        req_wait(&done);
+        handle_wait(&done);
 }
 
 /* ---- operations waiting for their connection ---- */
@@ -427,11 +427,11 @@ struct pending_op {
     int src_stride[ARMCI_MAX_STRIDE_LEVEL];
     int dst_stride[ARMCI_MAX_STRIDE_LEVEL];
     uint8_t scale[16];
-    struct request *req;
+    struct handle *req;
     struct pending_op *next;
 };
 
-static struct pending_op *pending_copy(const struct transfer *x, struct request *req)
+static struct pending_op *pending_copy(const struct transfer *x, struct handle *req)
 {
     struct pending_op *op = xcalloc(1, sizeof(*op));
     op->x = *x;
@@ -470,7 +470,7 @@ static void pending_free(struct pending_op *op)
 }
 
 /* True if x was queued (c is not ready, or others wait before it). */
-static bool queue_if_connecting(struct conn *c, const struct transfer *x, struct request *req,
+static bool queue_if_connecting(struct conn *c, const struct transfer *x, struct handle *req,
                                 bool blocking)
 {
     if (blocking)
@@ -486,7 +486,7 @@ static bool queue_if_connecting(struct conn *c, const struct transfer *x, struct
     /* Counted now, so fences and waits see it. */
     c->outstanding++;
     ep.outstanding++;
-    req_op_started(req);
+    handle_op_started(req);
     return true;
 }
 
@@ -501,7 +501,7 @@ static void drain(struct conn *c)
         /* The real operations count themselves; drop the placeholder. */
         c->outstanding--;
         ep.outstanding--;
-        req_op_done(op->req);
+        handle_op_done(op->req);
         pending_free(op);
         op = next;
     }
@@ -559,7 +559,7 @@ struct conn *conn_get(int node)
 
 /* ---- entry ---- */
 
-void transfer_start(const struct transfer *x, struct request *req, bool blocking)
+void transfer_start(const struct transfer *x, struct handle *req, bool blocking)
 {
     if (x->locals && x->n == 0)
         return;
@@ -573,7 +573,7 @@ void transfer_start(const struct transfer *x, struct request *req, bool blocking
 
 /* The shapes the API layer hands over, as transfers. */
 
-void remote_put(const struct target *t, const void *src, size_t bytes, struct request *req,
+void remote_put(const struct target *t, const void *src, size_t bytes, struct handle *req,
                 bool blocking)
 {
     int count[1] = {(int)bytes};
@@ -582,7 +582,7 @@ void remote_put(const struct target *t, const void *src, size_t bytes, struct re
     transfer_start(&x, req, blocking);
 }
 
-void remote_get(const struct target *t, void *dst, size_t bytes, struct request *req, bool blocking)
+void remote_get(const struct target *t, void *dst, size_t bytes, struct handle *req, bool blocking)
 {
     int count[1] = {(int)bytes};
     struct transfer x = {
@@ -591,7 +591,7 @@ void remote_get(const struct target *t, void *dst, size_t bytes, struct request 
 }
 
 void remote_acc(const struct target *t, int datatype, const void *scale, const void *src,
-                size_t bytes, struct request *req, bool blocking)
+                size_t bytes, struct handle *req, bool blocking)
 {
     int count[1] = {(int)bytes};
     struct transfer x = {.op = TRANSFER_ACC,
@@ -604,21 +604,21 @@ void remote_acc(const struct target *t, int datatype, const void *scale, const v
 }
 
 void strided_remote_put(const struct target *t, const struct stride_desc *d, const char *src,
-                        struct request *req, bool blocking)
+                        struct handle *req, bool blocking)
 {
     struct transfer x = {.op = TRANSFER_PUT, .local = (char *)src, .remote = *t, .d = *d};
     transfer_start(&x, req, blocking);
 }
 
 void strided_remote_get(const struct target *t, const struct stride_desc *d, char *dst,
-                        struct request *req, bool blocking)
+                        struct handle *req, bool blocking)
 {
     struct transfer x = {.op = TRANSFER_GET, .local = dst, .remote = *t, .d = *d};
     transfer_start(&x, req, blocking);
 }
 
 void strided_remote_acc(const struct target *t, const struct stride_desc *d, int datatype,
-                        const void *scale, const char *src, struct request *req, bool blocking)
+                        const void *scale, const char *src, struct handle *req, bool blocking)
 {
     struct transfer x = {.op = TRANSFER_ACC,
                          .datatype = datatype,
@@ -630,7 +630,7 @@ void strided_remote_acc(const struct target *t, const struct stride_desc *d, int
 }
 
 void vector_remote_put(const struct target *ts, void *const *local, int n, size_t bytes,
-                       struct request *req, bool blocking)
+                       struct handle *req, bool blocking)
 {
     struct transfer x = {
         .op = TRANSFER_PUT, .n = n, .bytes = bytes, .locals = local, .remotes = ts};
@@ -638,7 +638,7 @@ void vector_remote_put(const struct target *ts, void *const *local, int n, size_
 }
 
 void vector_remote_get(const struct target *ts, void *const *local, int n, size_t bytes,
-                       struct request *req, bool blocking)
+                       struct handle *req, bool blocking)
 {
     struct transfer x = {
         .op = TRANSFER_GET, .n = n, .bytes = bytes, .locals = local, .remotes = ts};
@@ -646,7 +646,7 @@ void vector_remote_get(const struct target *ts, void *const *local, int n, size_
 }
 
 void vector_remote_acc(const struct target *ts, void *const *local, int n, size_t bytes,
-                       int datatype, const void *scale, struct request *req, bool blocking)
+                       int datatype, const void *scale, struct handle *req, bool blocking)
 {
     struct transfer x = {.op = TRANSFER_ACC,
                          .datatype = datatype,

@@ -14,10 +14,10 @@
 
 /* ts[i] is the remote end of segment i, local[i] the local one; n segments of `bytes`. */
 void vector_remote_put(const struct target *ts, void *const *local, int n, size_t bytes,
-                       struct request *req, bool blocking);
+                       struct handle *req, bool blocking);
 void vector_remote_get(const struct target *ts, void *const *local, int n, size_t bytes,
-                       struct request *req, bool blocking);
+                       struct handle *req, bool blocking);
 void vector_remote_acc(const struct target *ts, void *const *local, int n, size_t bytes,
-                       int datatype, const void *scale, struct request *req, bool blocking);
+                       int datatype, const void *scale, struct handle *req, bool blocking);
 
 #endif

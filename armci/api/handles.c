@@ -1,4 +1,4 @@
-#include "api/request.h"
+#include "api/handles.h"
 
 #include <stdlib.h>
 
@@ -10,16 +10,16 @@
 /* Layout of armci_hdl_t: target = slot + 1 (0: none); aggregate = generation << 1 | flag. */
 #define HDL_AGGREGATE 1
 
-static struct request **slots;
+static struct handle **slots;
 static int nslots;
 static int *free_slots;
 static int nfree;
 
-void req_init(void)
+void handles_init(void)
 {
 }
 
-void req_fini(void)
+void handles_fini(void)
 {
     for (int i = 0; i < nslots; i++)
         free(slots[i]);
@@ -38,7 +38,7 @@ static int alloc_slot(void)
     slots = xrealloc(slots, sizeof(*slots) * (nslots + grow));
     free_slots = xrealloc(free_slots, sizeof(*free_slots) * (nslots + grow));
     for (int i = nslots + grow - 1; i >= nslots; i--) {
-        slots[i] = xcalloc(1, sizeof(struct request));
+        slots[i] = xcalloc(1, sizeof(struct handle));
         free_slots[nfree++] = i;
     }
     nslots += grow;
@@ -53,14 +53,14 @@ static void release_slot(int slot)
 }
 
 /* The live request a handle refers to, or NULL if it refers to none (or a finished one). */
-static struct request *lookup(const char *call, const armci_hdl_t *hdl, int *slot_out)
+static struct handle *lookup(const char *call, const armci_hdl_t *hdl, int *slot_out)
 {
     if (hdl->target == 0)
         return NULL;
     int slot = hdl->target - 1;
     if (slot < 0 || slot >= nslots)
         armci_die(call, "argument handle was not initialised with ARMCI_INIT_HANDLE");
-    struct request *r = slots[slot];
+    struct handle *r = slots[slot];
     if (!r->in_use || r->generation != (uint32_t)hdl->aggregate >> 1)
         return NULL;
     *slot_out = slot;
@@ -69,37 +69,37 @@ static struct request *lookup(const char *call, const armci_hdl_t *hdl, int *slo
 
 static void attach(armci_hdl_t *hdl, int slot)
 {
-    struct request *r = slots[slot];
+    struct handle *r = slots[slot];
     r->in_use = true;
     r->pending = 0;
     hdl->target = slot + 1;
     hdl->aggregate = (int)((r->generation << 1) | ((uint32_t)hdl->aggregate & HDL_AGGREGATE));
 }
 
-struct request *req_for_handle(const char *call, armci_hdl_t *hdl)
+struct handle *handle_for(const char *call, armci_hdl_t *hdl)
 {
     if (!hdl)
-        return req_implicit();
+        return handle_implicit();
     int slot;
-    struct request *r = lookup(call, hdl, &slot);
+    struct handle *r = lookup(call, hdl, &slot);
     if (r && (hdl->aggregate & HDL_AGGREGATE))
         return r;
     if (r) {
         /* Reusing a handle that was never waited on: finish its operation first. */
-        req_wait(r);
+        handle_wait(r);
         release_slot(slot);
     }
     attach(hdl, alloc_slot());
     return slots[hdl->target - 1];
 }
 
-int req_handle_wait(const char *call, armci_hdl_t *hdl)
+int hdl_wait(const char *call, armci_hdl_t *hdl)
 {
     check_ptr(call, "handle", hdl);
     int slot;
-    struct request *r = lookup(call, hdl, &slot);
+    struct handle *r = lookup(call, hdl, &slot);
     if (r) {
-        req_wait(r);
+        handle_wait(r);
         release_slot(slot);
     }
     hdl->target = 0;
@@ -107,11 +107,11 @@ int req_handle_wait(const char *call, armci_hdl_t *hdl)
     return 0;
 }
 
-int req_handle_test(const char *call, armci_hdl_t *hdl)
+int hdl_test(const char *call, armci_hdl_t *hdl)
 {
     check_ptr(call, "handle", hdl);
     int slot;
-    struct request *r = lookup(call, hdl, &slot);
+    struct handle *r = lookup(call, hdl, &slot);
     if (!r)
         return 0;
     if (r->pending > 0)
@@ -124,15 +124,15 @@ int req_handle_test(const char *call, armci_hdl_t *hdl)
     return 0;
 }
 
-void req_handle_init(armci_hdl_t *hdl)
+void hdl_init(armci_hdl_t *hdl)
 {
     hdl->target = 0;
     hdl->aggregate = 0;
 }
 
-void req_handle_set_aggregate(armci_hdl_t *hdl, bool aggregate)
+void hdl_set_aggregate(armci_hdl_t *hdl, bool aggregate)
 {
     if (!aggregate)
-        req_handle_wait("ARMCI_UNSET_AGGREGATE_HANDLE", hdl);
+        hdl_wait("ARMCI_UNSET_AGGREGATE_HANDLE", hdl);
     hdl->aggregate = aggregate ? (hdl->aggregate | HDL_AGGREGATE) : 0;
 }

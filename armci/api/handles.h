@@ -1,0 +1,27 @@
+/*
+ * Completion tracking for non-blocking operations. An armci_hdl_t refers to
+ * a handle state (slot index + generation, packed in the handle's two ints); a
+ * NULL handle means the implicit handle, completed by WaitAll/Fence.
+ * Aggregate handles collect any number of operations in one handle state.
+ */
+#ifndef ARMCI_API_HANDLES_H
+#define ARMCI_API_HANDLES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "armci.h"
+#include "transport/handle.h"
+
+/* The handle state a new operation with handle hdl (may be NULL) is counted in. */
+struct handle *handle_for(const char *call, armci_hdl_t *hdl);
+
+void handles_init(void);
+void handles_fini(void);
+
+int hdl_wait(const char *call, armci_hdl_t *hdl);
+int hdl_test(const char *call, armci_hdl_t *hdl);
+void hdl_init(armci_hdl_t *hdl);
+void hdl_set_aggregate(armci_hdl_t *hdl, bool aggregate);
+
+#endif

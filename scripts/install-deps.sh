@@ -3,12 +3,15 @@
 # benchmark, when any is missing. Safe to run again: does nothing then.
 # The last line is what the rxe suite's VM needs (QEMU, a static busybox
 # for its initramfs, the tools to build it, rdma-core's utilities).
+# m4: GA's build generates tests with it; autoconf, automake, libtool:
+# scripts/build-ga.sh runs autoreconf on a GA git checkout.
 set -e
 packages="build-essential meson ninja-build pkg-config python3
 libibverbs-dev ibverbs-providers
 openmpi-bin libopenmpi-dev
 libarmci-mpi-dev
 libglobalarrays-dev libscalapack-openmpi-dev liblapack-dev libblas-dev gfortran
+m4 autoconf automake libtool
 qemu-system-x86 busybox-static cpio kmod xz-utils iproute2 ibverbs-utils"
 
 missing=""

@@ -10,6 +10,7 @@
 #include "api/barrier.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "core/fault.h"
 #include "api/groups.h"
 #include "api/messaging.h"
 #include "api/mutex.h"
@@ -17,6 +18,7 @@
 #include "core/node_shared.h"
 #include "api/profiling.h"
 #include "transport/client.h"
+#include "dataserver/link.h"
 #include "dataserver/server.h"
 #include "odcm/cm.h"
 #include "api/handles.h"
@@ -65,6 +67,7 @@ static void start_inter_node(void)
     if (!net_active())
         return;
     client_init();
+    server_link_init();
     if (topo_is_master())
         server_init();
     struct cm_client_env env;
@@ -74,6 +77,8 @@ static void start_inter_node(void)
         server_start();
     /* Nobody sends before every data server is listening. */
     MPI_Barrier(rt.comm);
+    if (fault_injected(FAULT_LINK_EVERY_PROCESS))
+        server_link_ping();
 }
 
 static void stop_inter_node(void)

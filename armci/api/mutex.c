@@ -23,7 +23,7 @@ static uint64_t load(const uint64_t *p)
 }
 
 /* Waits for our turn: spin briefly, then yield, then sleep, so waiters never hog a core. */
-void ticket_lock_acquire(struct ticket_lock *lock)
+static void ticket_lock_acquire(struct ticket_lock *lock)
 {
     uint64_t ticket = __atomic_fetch_add(&lock->next, 1, __ATOMIC_ACQ_REL);
     for (unsigned spins = 0; load(&lock->serving) != ticket; spins++) {
@@ -38,12 +38,21 @@ void ticket_lock_acquire(struct ticket_lock *lock)
             nanosleep(&nap, NULL);
         }
     }
+    __atomic_store_n(&lock->holder, rt.me + 1, __ATOMIC_RELAXED);
 }
 
-void ticket_lock_release(struct ticket_lock *lock)
+static void ticket_lock_release(struct ticket_lock *lock, int mutex, int proc)
 {
-    __atomic_fetch_add(&lock->serving, 1, __ATOMIC_ACQ_REL);
-    if (load(&lock->remote_waiters))
+    int64_t holder = __atomic_load_n(&lock->holder, __ATOMIC_RELAXED);
+    if (holder != rt.me + 1)
+        armci_die("ARMCI_Unlock",
+                  "mutex %d of process %d is not held by this process (%s): unlocking it "
+                  "would corrupt it",
+                  mutex, proc, holder ? "another process holds it" : "it is free");
+    __atomic_store_n(&lock->holder, 0, __ATOMIC_RELAXED);
+    /* Sequentially consistent: the Dekker pair with the data server (ticket_lock.h). */
+    __atomic_fetch_add(&lock->serving, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&lock->remote_waiters, __ATOMIC_SEQ_CST))
         server_link_notify_unlock();
 }
 
@@ -59,8 +68,9 @@ int PARMCI_Create_mutexes(int count)
     lock_count = xmalloc(sizeof(int) * rt.nprocs);
     MPI_Allgather(&count, 1, MPI_INT, lock_count, 1, MPI_INT, rt.comm);
     /* Fresh shared memory is zeroed: every lock starts free (next == serving == 0). */
-    seg_malloc(call, lock_blocks, (armci_size_t)count * (armci_size_t)sizeof(struct ticket_lock),
-               &rt.world_group);
+    seg_malloc_locks(call, lock_blocks,
+                     (armci_size_t)count * (armci_size_t)sizeof(struct ticket_lock),
+                     &rt.world_group);
     my_count = count;
     return 0;
 }
@@ -116,7 +126,7 @@ void PARMCI_Unlock(int mutex, int proc)
     struct target t;
     resolve_lock("ARMCI_Unlock", mutex, proc, &t);
     if (t.local)
-        ticket_lock_release(t.local);
+        ticket_lock_release(t.local, mutex, proc);
     else
         remote_unlock(&t);
 }

@@ -13,10 +13,6 @@
 
 #include "core/ticket_lock.h"
 
-/* Same-node acquire/release (the caller has the lock's local address). */
-void ticket_lock_acquire(struct ticket_lock *lock);
-void ticket_lock_release(struct ticket_lock *lock);
-
 void mutex_fini(void);
 
 /* Tickets handed out so far for `mutex` at `proc` (tests observe queue order with it). */

@@ -1,5 +1,6 @@
 #include "api/segment.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,13 +168,15 @@ struct server_reg {
     uint64_t seg_id;
     uint64_t server_base;
     uint32_t rkey;
+    bool lock_block;
 };
 
 /* Runs on the creator of the node object while its name still exists. */
 static void register_with_server(void *ctx, const char *name, size_t size)
 {
     struct server_reg *reg = ctx;
-    server_link_map_segment(reg->seg_id, name, size, &reg->server_base, &reg->rkey);
+    server_link_map_segment(reg->seg_id, name, size, reg->lock_block, &reg->server_base,
+                            &reg->rkey);
 }
 
 static void destroy_segment(struct segment *s)
@@ -193,7 +196,8 @@ static void destroy_segment(struct segment *s)
     free(s);
 }
 
-int seg_malloc(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group *group)
+static int malloc_kind(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group *group,
+                       bool lock_block)
 {
     rt_require_init(call);
     check_ptr(call, "ptr_arr", ptr_arr);
@@ -238,7 +242,7 @@ int seg_malloc(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group
     MPI_Comm_split(comm, topo.my_node, me, &node_group);
     char tag[64];
     snprintf(tag, sizeof(tag), "s%016llx-n%d", (unsigned long long)s->id, topo.my_node);
-    struct server_reg reg = {.seg_id = s->id};
+    struct server_reg reg = {.seg_id = s->id, .lock_block = lock_block};
     bool with_server = net_active() && s->map_size > 0;
     int node_rank;
     MPI_Comm_rank(node_group, &node_rank);
@@ -285,6 +289,16 @@ int seg_malloc(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group
     return 0;
 }
 
+int seg_malloc(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group *group)
+{
+    return malloc_kind(call, ptr_arr, bytes, group, false);
+}
+
+int seg_malloc_locks(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group *group)
+{
+    return malloc_kind(call, ptr_arr, bytes, group, true);
+}
+
 int seg_free(const char *call, void *ptr, ARMCI_Group *group)
 {
     rt_require_init(call);
@@ -305,9 +319,17 @@ int seg_free(const char *call, void *ptr, ARMCI_Group *group)
                       ptr);
         id = (long long)s->id;
     }
-    MPI_Allreduce(MPI_IN_PLACE, &id, 1, MPI_LONG_LONG, MPI_MAX, comm);
+    /* Every member that names a segment must name the same one (ARMCI_Free is collective). */
+    long long range[2] = {id, id < 0 ? -LLONG_MAX : -id}; /* max of id, max of -id = -min */
+    MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_LONG_LONG, MPI_MAX, comm);
+    id = range[0];
     if (id < 0)
         return 0; /* every member asked for 0 bytes: nothing was allocated */
+    if (-range[1] != id)
+        armci_die(call,
+                  "the processes are freeing different segments (this one passed ptr=%p): "
+                  "ARMCI_Free must name the same ARMCI_Malloc on every process",
+                  ptr);
 
     struct segment **link = &segments;
     while (*link && (*link)->id != (uint64_t)id)
@@ -315,6 +337,11 @@ int seg_free(const char *call, void *ptr, ARMCI_Group *group)
     if (!*link)
         armci_die(call, "no ARMCI segment matches the one the other members are freeing");
     s = *link;
+    if (!ptr && s->bytes[s->my_member])
+        armci_die(call,
+                  "argument ptr is NULL, but this process's block of the segment being "
+                  "freed is %zu bytes: pass the pointer ARMCI_Malloc returned",
+                  s->bytes[s->my_member]);
 
     /* Nobody may still be reading or writing the memory when it goes away. */
     sync_all_fence();

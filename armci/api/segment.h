@@ -46,6 +46,8 @@ void seg_fini(void);
 
 /* ARMCI_Malloc(_group): collective over group (NULL = world). */
 int seg_malloc(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group *group);
+/* The same, for an array of ARMCI mutexes: the data server accepts lock requests only there. */
+int seg_malloc_locks(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group *group);
 /* ARMCI_Free(_group): collective; ptr is my block or NULL if I asked for 0 bytes. */
 int seg_free(const char *call, void *ptr, ARMCI_Group *group);
 

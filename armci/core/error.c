@@ -36,12 +36,30 @@ static void vreport(const char *prefix, const char *call, const char *fmt, va_li
     fflush(stderr);
 }
 
+#define MAX_DIE_HOOKS 4
+static void (*die_hooks[MAX_DIE_HOOKS])(void);
+
+void armci_on_die(void (*fn)(void))
+{
+    for (int i = 0; i < MAX_DIE_HOOKS; i++) {
+        if (die_hooks[i] == fn)
+            return;
+        if (!die_hooks[i]) {
+            die_hooks[i] = fn;
+            return;
+        }
+    }
+    abort(); /* a programming error: raise MAX_DIE_HOOKS */
+}
+
 void armci_die(const char *call, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vreport("ARMCI error", call, fmt, ap);
     va_end(ap);
+    for (int i = 0; i < MAX_DIE_HOOKS && die_hooks[i]; i++)
+        die_hooks[i]();
 
     int up = 0, down = 0;
     MPI_Initialized(&up);

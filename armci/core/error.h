@@ -12,6 +12,9 @@
 void armci_die(const char *call, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 2, 3)));
 
+/* Runs `fn` in armci_die before the job is aborted (cleanup of names in /dev/shm); idempotent. */
+void armci_on_die(void (*fn)(void));
+
 /* Non-fatal diagnostics on stderr, prefixed with the rank. */
 void armci_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

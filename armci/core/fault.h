@@ -12,8 +12,10 @@
 #include "core/config.h"
 
 enum fault {
-    FAULT_SERVER_SILENT = 1 << 1, /* data servers ignore connection requests */
-    FAULT_BARRIER_WRAP = 1 << 2,  /* barrier counters start just below their limit */
+    FAULT_SERVER_SILENT = 1 << 1,      /* data servers ignore connection requests */
+    FAULT_BARRIER_WRAP = 1 << 2,       /* barrier counters start just below their limit */
+    FAULT_SHM_PEER_DIES = 1 << 3,      /* a process dies while a new shared object has its name */
+    FAULT_LINK_EVERY_PROCESS = 1 << 4, /* test point: every process asks its data server at init */
 };
 
 static inline bool fault_injected(enum fault f)

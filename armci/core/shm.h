@@ -21,8 +21,12 @@ typedef void (*shm_mapped_fn)(void *ctx, const char *name, size_t size);
 void *shm_map_collective(MPI_Comm comm, const char *tag, size_t size, shm_mapped_fn mapped,
                          void *ctx);
 
-/* Maps an existing, not yet unlinked object by name (for the data server). */
-void *shm_map_existing(const char *name, size_t size);
+/*
+ * Maps an existing, not yet unlinked object by name (for the data server).
+ * Refuses objects of another owner or shorter than `size`; NULL and *err
+ * (an errno value) on failure.
+ */
+void *shm_try_map_existing(const char *name, size_t size, int *err);
 
 void shm_unmap(void *addr, size_t size);
 

@@ -23,16 +23,26 @@ struct lock_waiter {
 
 static struct lock_waiter *waiters;
 
-static bool valid_lock(const struct ds_message *rq)
+/* Only mutexes of ARMCI_Create_mutexes: any other word of a segment is someone's data. */
+static int check_lock(const struct ds_message *rq)
 {
-    return rq->len == sizeof(struct ticket_lock) && rq->addr % sizeof(uint64_t) == 0 &&
-           registry_contains(rq->addr, sizeof(struct ticket_lock));
+    if (rq->len != sizeof(struct ticket_lock))
+        return DS_EINVAL;
+    return registry_is_lock(rq->addr) ? DS_OK : DS_EFAULT;
+}
+
+/* The lock is sc's from now on (only the holder writes `holder`). */
+static void grant(struct ticket_lock *lock, struct server_conn *sc, uint64_t token)
+{
+    __atomic_store_n(&lock->holder, (int64_t)sc->client + 1, __ATOMIC_RELAXED);
+    server_reply(sc, token, DS_OK, 0);
 }
 
 void lock_request(struct server_conn *sc, const struct ds_message *rq)
 {
-    if (!valid_lock(rq)) {
-        server_reply(sc, rq->token, DS_EFAULT, 0);
+    int status = check_lock(rq);
+    if (status != DS_OK) {
+        server_reply(sc, rq->token, status, 0);
         return;
     }
     struct ticket_lock *lock = (struct ticket_lock *)(uintptr_t)rq->addr;
@@ -45,7 +55,7 @@ void lock_request(struct server_conn *sc, const struct ds_message *rq)
     uint64_t ticket = __atomic_fetch_add(&lock->next, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&lock->serving, __ATOMIC_SEQ_CST) == ticket) {
         __atomic_fetch_sub(&lock->remote_waiters, 1, __ATOMIC_SEQ_CST);
-        server_reply(sc, rq->token, DS_OK, 0);
+        grant(lock, sc, rq->token);
         return;
     }
     struct lock_waiter *w = xmalloc(sizeof(*w));
@@ -67,21 +77,41 @@ void locks_rescan(void)
         }
         *link = w->next;
         __atomic_fetch_sub(&w->lock->remote_waiters, 1, __ATOMIC_SEQ_CST);
-        server_reply(w->sc, w->token, DS_OK, 0);
+        grant(w->lock, w->sc, w->token);
         free(w);
     }
 }
 
 void unlock_request(struct server_conn *sc, const struct ds_message *rq)
 {
-    if (!valid_lock(rq)) {
-        server_reply(sc, rq->token, DS_EFAULT, 0);
+    int status = check_lock(rq);
+    struct ticket_lock *lock = (struct ticket_lock *)(uintptr_t)rq->addr;
+    if (status == DS_OK && __atomic_load_n(&lock->holder, __ATOMIC_RELAXED) != sc->client + 1)
+        status = DS_EPERM; /* releasing someone else's lock would corrupt it */
+    if (status != DS_OK) {
+        server_reply(sc, rq->token, status, 0);
         return;
     }
-    struct ticket_lock *lock = (struct ticket_lock *)(uintptr_t)rq->addr;
+    __atomic_store_n(&lock->holder, 0, __ATOMIC_RELAXED);
     __atomic_fetch_add(&lock->serving, 1, __ATOMIC_SEQ_CST);
     server_reply(sc, rq->token, DS_OK, 0);
     locks_rescan();
+}
+
+void locks_forget_range(uint64_t base, uint64_t size)
+{
+    for (struct lock_waiter **link = &waiters; *link;) {
+        struct lock_waiter *w = *link;
+        uintptr_t at = (uintptr_t)w->lock;
+        if (at < base || at - base >= size) {
+            link = &w->next;
+            continue;
+        }
+        *link = w->next;
+        armci_warn("data server: the mutexes rank %d waits for were destroyed", w->sc->client);
+        server_reply(w->sc, w->token, DS_EFAULT, 0);
+        free(w);
+    }
 }
 
 void locks_fini(void)

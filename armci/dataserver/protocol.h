@@ -38,6 +38,7 @@ enum ds_status {
     DS_OK = 0,
     DS_EFAULT = 1, /* range outside every registered segment */
     DS_EINVAL = 2, /* malformed request */
+    DS_EPERM = 3,  /* not allowed: an unlock of a mutex the sender does not hold */
 };
 
 /* A strided layout at the server: the server-side strides of a packed transfer. */

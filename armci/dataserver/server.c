@@ -115,14 +115,25 @@ static const struct cm_server_ops conn_ops = {
 
 /* ---- sends ---- */
 
+/*
+ * A failed send means the client's QP refused what the client itself asked
+ * for (e.g. a packed get's reply address with a bad rkey): the connection
+ * is now in error and the client sees that on its side. It costs that
+ * client its connection, never the server or its other clients.
+ */
 static void send_done(struct server_conn *sc, const struct ibv_wc *wc)
 {
     sc->sq_posted--;
     srv.sends_posted--;
-    if (wc->status != IBV_WC_SUCCESS)
-        armci_die(NULL, "data server: send to client rank %d failed: %s", sc->client,
-                  ibv_wc_status_str(wc->status));
-    sc->sends_done++;
+    if (wc->status == IBV_WC_SUCCESS) {
+        sc->sends_done++;
+        return;
+    }
+    if (!sc->broken)
+        armci_warn("data server: connection of client rank %d failed (%s): its requests are "
+                   "no longer served",
+                   sc->client, ibv_wc_status_str(wc->status));
+    sc->broken = true;
 }
 
 static void on_reply_sent(void *ctx, const struct ibv_wc *wc)
@@ -161,12 +172,22 @@ struct out_buf *server_out_buf_get(void)
 void server_post_send(struct server_conn *sc, struct ibv_send_wr *wr)
 {
     struct ibv_send_wr *bad;
-    sc->sq_posted++;
-    srv.sends_posted++;
     int rc = ibv_post_send(sc->qp, wr, &bad);
-    if (rc)
-        armci_die(NULL, "data server: ibv_post_send to client rank %d failed: %s", sc->client,
-                  strerror(rc));
+    if (rc == 0) {
+        sc->sq_posted++;
+        srv.sends_posted++;
+        return;
+    }
+    /* A QP in error may refuse new work outright: the same as a failed completion. */
+    if (!sc->broken)
+        armci_warn("data server: ibv_post_send to client rank %d failed: %s", sc->client,
+                   strerror(rc));
+    sc->broken = true;
+    if (wr->opcode == IBV_WR_RDMA_WRITE) {
+        struct out_buf *o = wr_id_pointer(wr->wr_id);
+        o->next = srv.out_free;
+        srv.out_free = o;
+    }
 }
 
 /*
@@ -198,6 +219,8 @@ static int credits_to_return(struct server_conn *sc)
 
 void server_reply(struct server_conn *sc, uint64_t token, int status, int64_t value)
 {
+    if (sc->broken)
+        return; /* nobody to answer: the QP is in error */
     struct ds_reply r = {
         .token = token, .value = value, .status = status, .credits = credits_to_return(sc)};
     struct ibv_sge sge = {.addr = (uintptr_t)&r, .length = sizeof(r), .lkey = 0};
@@ -221,6 +244,8 @@ static void on_request(void *ctx, const struct ibv_wc *wc)
         armci_warn("data server: request on unknown QP %u dropped", wc->qp_num);
         return;
     }
+    if (sc->broken)
+        return;
     serve_message(sc, recv_pool_buffer(&srv.bufs, wc), wc->byte_len);
 }
 
@@ -233,8 +258,8 @@ static int poll_requests(void)
 /* Sleeps until a completion or a local request arrives. */
 static void wait_for_work(void)
 {
-    struct pollfd fds[64];
-    int nlink = link_pollfds(fds, 64);
+    int nlink;
+    struct pollfd *fds = link_pollfds(&nlink);
     if (endpoint_wait(&srv.requests, IDLE_WAKEUP_MS, fds, nlink) == 0)
         link_handle(fds, nlink);
 }
@@ -254,8 +279,8 @@ static void *server_main(void *arg)
             continue;
         }
         if (cfg.server_poll) {
-            struct pollfd fds[64];
-            int nlink = link_pollfds(fds, 64);
+            int nlink;
+            struct pollfd *fds = link_pollfds(&nlink);
             if (poll(fds, (nfds_t)nlink, 0) > 0)
                 link_handle(fds, nlink);
             continue;

@@ -22,6 +22,7 @@ struct server_conn {
     int allowance; /* requests the client may have outstanding here */
     int sq_posted;
     uint64_t sends_done; /* statistics */
+    bool broken;         /* a send failed: the QP is in error, nothing more is served */
 };
 
 /* Master only, in this order at init; stop and fini at finalize. */

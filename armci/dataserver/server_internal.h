@@ -57,22 +57,34 @@ void server_set_stop(void);
 void serve_message(struct server_conn *sc, struct ds_message *rq, size_t bytes);
 
 /* registry.c: the segments this server has mapped and registered. */
+enum registry_kind {
+    REGISTRY_DATA,  /* ARMCI_Malloc memory */
+    REGISTRY_LOCKS, /* ARMCI_Create_mutexes: an array of struct ticket_lock */
+    REGISTRY_KIND_MAX
+};
 bool registry_contains(uint64_t addr, uint64_t len);
-void registry_map(uint64_t seg_id, const char *name, size_t size, uint64_t *base, uint32_t *rkey);
-void registry_unmap(uint64_t seg_id);
+/* Whether addr is the start of a mutex in a lock block. */
+bool registry_is_lock(uint64_t addr);
+/* Map and unmap for node-local process `local`; 0 or an errno value. Only the process
+ * that mapped a segment may unmap it. */
+int registry_map(uint64_t seg_id, const char *name, size_t size, enum registry_kind kind, int local,
+                 uint64_t *base, uint32_t *rkey);
+int registry_unmap(uint64_t seg_id, int local);
 void registry_fini(void);
 
 /* locks.c: ticket locks held on behalf of remote clients. */
 void lock_request(struct server_conn *sc, const struct ds_message *rq);
 void unlock_request(struct server_conn *sc, const struct ds_message *rq);
 void locks_rescan(void);
+/* A lock block is going away: its waiters get an error instead of a dangling lock. */
+void locks_forget_range(uint64_t base, uint64_t size);
 void locks_fini(void);
 
 /* link.c: requests from processes of this node over a local socket. */
 void link_listen(void);
 void link_close(void);
-/* Adds the link's descriptors to a poll set; returns how many were added. */
-int link_pollfds(struct pollfd *fds, int max);
+/* The link's descriptors to poll (all of them; valid until the next link_handle). */
+struct pollfd *link_pollfds(int *n);
 /* Handles readiness on the descriptors link_pollfds added. */
 void link_handle(const struct pollfd *fds, int n);
 

@@ -16,6 +16,7 @@
 #include "odcm/ondemand.h"
 #include "verbs/rc_qp.h"
 #include "odcm/report.h"
+#include "odcm/ud.h"
 
 static struct intmap conns; /* node -> struct conn */
 struct cm_client_env cm_env;
@@ -77,6 +78,20 @@ void cm_table_put(struct conn *c)
 struct conn *cm_conn_if_exists(int node)
 {
     return intmap_get(&conns, (uint32_t)node);
+}
+
+struct conn *cm_conn_by_qp(const struct ibv_qp *qp)
+{
+    struct conn *c;
+    INTMAP_FOR_EACH(&conns, c)
+    if (c->qp == qp)
+        return c;
+    return NULL;
+}
+
+int cm_client_cq_entries(void)
+{
+    return cfg.connect == CFG_CONNECT_STATIC ? 0 : ud_cq_entries();
 }
 
 void cm_init(const struct cm_client_env *env)

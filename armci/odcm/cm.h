@@ -63,6 +63,12 @@ struct cm_client_env {
 void cm_init(const struct cm_client_env *env);
 void cm_fini(void);
 
+/* The connection whose QP is qp, or NULL (asynchronous events name QPs). */
+struct conn *cm_conn_by_qp(const struct ibv_qp *qp);
+
+/* Completions the manager may add to the client's CQ (its UD channel), to size that CQ. */
+int cm_client_cq_entries(void);
+
 /* The connection to `node`, starting its setup if needed, without waiting. */
 struct conn *cm_conn_start(int node);
 

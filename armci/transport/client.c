@@ -28,6 +28,53 @@ struct client_ep ep;
 
 static struct work *work_free;
 
+/*
+ * Messages awaiting a reply, by token. A token is a slot index and that
+ * slot's generation, never an address: a reply with a token we did not
+ * hand out, an old one, or one arriving on another connection's QP is
+ * dropped instead of being followed as a pointer.
+ */
+struct reply_slot {
+    struct work *work; /* NULL: free */
+    uint32_t generation;
+    uint32_t next_free;
+};
+static struct reply_slot *reply_slots;
+static uint32_t nreply_slots, reply_free_head = UINT32_MAX;
+
+static uint64_t token_issue(struct work *f)
+{
+    if (reply_free_head == UINT32_MAX) {
+        uint32_t grown = nreply_slots ? 2 * nreply_slots : 64;
+        reply_slots = xrealloc(reply_slots, sizeof(*reply_slots) * grown);
+        for (uint32_t i = grown; i-- > nreply_slots;) {
+            reply_slots[i] = (struct reply_slot){.next_free = reply_free_head};
+            reply_free_head = i;
+        }
+        nreply_slots = grown;
+    }
+    uint32_t i = reply_free_head;
+    reply_free_head = reply_slots[i].next_free;
+    reply_slots[i].work = f;
+    return (uint64_t)reply_slots[i].generation << 32 | i;
+}
+
+struct work *token_redeem(uint64_t token, uint32_t qp_num)
+{
+    uint32_t i = (uint32_t)token;
+    if (i >= nreply_slots)
+        return NULL;
+    struct reply_slot *s = &reply_slots[i];
+    if (!s->work || s->generation != (uint32_t)(token >> 32) || s->work->conn->qp->qp_num != qp_num)
+        return NULL;
+    struct work *f = s->work;
+    s->work = NULL;
+    s->generation++;
+    s->next_free = reply_free_head;
+    reply_free_head = i;
+    return f;
+}
+
 static void setup_bounces(void)
 {
     size_t total = cfg.bounce_size * (size_t)cfg.bounce_count;
@@ -49,7 +96,9 @@ static void setup_bounces(void)
 void client_init(void)
 {
     ep.send_budget = CLIENT_SEND_BUDGET;
-    endpoint_create(&ep.cq, "client", CLIENT_SEND_BUDGET + CLIENT_REPLY_BUFS + 64, true);
+    /* Every send, every posted reply buffer and the UD channel's buffers can complete at once. */
+    endpoint_create(&ep.cq, "client",
+                    CLIENT_SEND_BUDGET + CLIENT_REPLY_BUFS + cm_client_cq_entries(), true);
     endpoint_on(&ep.cq, WR_TAG_POINTER, on_send_completion, NULL);
     recv_pool_create(&ep.replies, "client reply buffers", CLIENT_REPLY_BUFS, REPLY_BUF_SIZE,
                      vdev.pd, &ep.cq, WR_TAG_RECV, on_reply, NULL);
@@ -78,6 +127,10 @@ void client_fini(void)
         work_free = f->next_free;
         free(f);
     }
+    free(reply_slots);
+    reply_slots = NULL;
+    nreply_slots = 0;
+    reply_free_head = UINT32_MAX;
     ep = (struct client_ep){0};
 }
 
@@ -234,7 +287,7 @@ struct ds_message *message_begin(struct conn *c, int op, const struct target *t,
 void message_send(struct conn *c, struct ds_message *rq, struct bounce *b, size_t payload,
                   struct work *f, const char *what)
 {
-    rq->token = (uintptr_t)f;
+    rq->token = token_issue(f);
     post_message(c, b, sizeof(*rq) + payload, f);
     f->what = what;
     f->server_update = rq->op == DS_ACC || rq->op == DS_PUT_PACKED || rq->op == DS_ACC_PACKED ||

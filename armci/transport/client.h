@@ -91,6 +91,10 @@ void bounce_put(struct bounce *b);
 
 struct work *work_new(enum work_kind kind, struct conn *c, struct handle *req);
 
+/* The message a reply arriving on QP qp_num answers, or NULL if the token is not a live one of
+ * that connection (message_send issues tokens). */
+struct work *token_redeem(uint64_t token, uint32_t qp_num);
+
 /*
  * A chain of RDMA work requests to one connection, posted with a single
  * ibv_post_send (one doorbell on hardware, one batch in softib). Add, then

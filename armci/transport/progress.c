@@ -4,11 +4,13 @@
  * blocks on the CQ's completion channel instead of spinning, so waiting
  * processes leave the cores to the ones doing work.
  */
+#include <poll.h>
 #include <sched.h>
 #include <string.h>
 
 #include "core/config.h"
 #include "core/error.h"
+#include "verbs/device.h"
 #include "verbs/memory.h"
 #include "odcm/cm.h"
 #include "transport/progress.h"
@@ -46,6 +48,8 @@ static const char *status_name(int status)
         return "the address range is not inside any ARMCI segment of that node";
     case DS_EINVAL:
         return "malformed request";
+    case DS_EPERM:
+        return "the mutex is not held by this process";
     default:
         return "unknown status";
     }
@@ -82,9 +86,13 @@ void on_send_completion(void *ctx, const struct ibv_wc *wc)
 void on_reply(void *ctx, const struct ibv_wc *wc)
 {
     struct ds_reply r = *(const struct ds_reply *)recv_pool_buffer(&ep.replies, wc);
+    struct work *f = token_redeem(r.token, wc->qp_num);
+    if (!f) {
+        armci_warn("dropped a data-server reply with unknown token %llx on QP %u",
+                   (unsigned long long)r.token, wc->qp_num);
+        return; /* its buffer is reposted: the count of free reply slots is unchanged */
+    }
     ep.reply_slots++;
-
-    struct work *f = (struct work *)(uintptr_t)r.token;
     f->conn->credits += r.credits;
     /* A rejection is the caller's bug, unless the caller asked for the status itself. */
     if (r.status != DS_OK && !f->status)
@@ -123,6 +131,33 @@ static int block_timeout_ms(void)
     return ms < MAX_BLOCK_MS ? ms : MAX_BLOCK_MS;
 }
 
+/*
+ * A client QP that went to the error state without a failed completion of
+ * ours: the server's RDMA write to us was refused (a request of ours named
+ * a reply buffer it could not write) and no reply will ever come. Say so
+ * instead of waiting for it forever. Events of the data server's QPs (same
+ * device context in the master) are the server's business: ignored here.
+ */
+static void check_async_events(void)
+{
+    struct ibv_async_event ev;
+    while (verbs_next_async_event(&ev)) {
+        bool qp_error = ev.event_type == IBV_EVENT_QP_FATAL ||
+                        ev.event_type == IBV_EVENT_QP_REQ_ERR ||
+                        ev.event_type == IBV_EVENT_QP_ACCESS_ERR ||
+                        ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED;
+        struct conn *c = qp_error ? cm_conn_by_qp(ev.element.qp) : NULL;
+        enum ibv_event_type type = ev.event_type;
+        ibv_ack_async_event(&ev);
+        if (c && c->outstanding > 0)
+            armci_die(NULL,
+                      "the connection to the data server of node %d failed (%s) with %d "
+                      "operations outstanding: the server could not complete a request of this "
+                      "process (e.g. one naming a reply buffer it may not write)",
+                      c->node, ibv_event_type_str(type), c->outstanding);
+    }
+}
+
 static void wait_once(void)
 {
     if (!net_active()) {
@@ -135,7 +170,9 @@ static void wait_once(void)
             return;
         cpu_relax();
     } while (now_seconds() < spin_until);
-    endpoint_wait(&ep.cq, block_timeout_ms(), NULL, 0);
+    check_async_events();
+    struct pollfd async = {.fd = vdev.ctx->async_fd, .events = POLLIN};
+    endpoint_wait(&ep.cq, block_timeout_ms(), &async, 1);
 }
 
 void progress_wait(void)

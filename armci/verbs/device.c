@@ -1,6 +1,8 @@
 #include "verbs/device.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -97,6 +99,12 @@ void verbs_device_open(void)
                       vdev.gid_index, strerror(errno));
     }
 
+    /* Asynchronous events are looked at between completions, never waited for alone. */
+    int flags = fcntl(vdev.ctx->async_fd, F_GETFL);
+    if (flags < 0 || fcntl(vdev.ctx->async_fd, F_SETFL, flags | O_NONBLOCK) < 0)
+        armci_die("ARMCI_Init", "fcntl(O_NONBLOCK) on the async event fd of %s failed: %s",
+                  vdev.name, strerror(errno));
+
     vdev.pd = ibv_alloc_pd(vdev.ctx);
     if (!vdev.pd)
         armci_die("ARMCI_Init", "ibv_alloc_pd(%s) failed: %s", vdev.name, strerror(errno));
@@ -107,6 +115,18 @@ void verbs_device_open(void)
     else
         armci_log("verbs provider %s: device %s port %d, addressing by LID %u (InfiniBand)",
                   vdev.provider, vdev.name, vdev.port, vdev.lid);
+}
+
+bool verbs_next_async_event(struct ibv_async_event *ev)
+{
+    struct pollfd p = {.fd = vdev.ctx->async_fd, .events = POLLIN};
+    if (poll(&p, 1, 0) <= 0)
+        return false;
+    if (ibv_get_async_event(vdev.ctx, ev) == 0)
+        return true;
+    if (errno != EAGAIN && errno != EINTR)
+        armci_warn("ibv_get_async_event (%s) failed: %s", vdev.name, strerror(errno));
+    return false;
 }
 
 void verbs_device_close(void)

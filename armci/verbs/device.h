@@ -41,6 +41,10 @@ void verbs_device_close(void);
 /* My address for queue pair qpn with initial packet sequence number psn. */
 struct verbs_addr verbs_my_addr(uint32_t qpn, uint32_t psn);
 
+/* The next asynchronous event of the device, without waiting; the caller acks it
+ * (ibv_ack_async_event). False when there is none. */
+bool verbs_next_async_event(struct ibv_async_event *ev);
+
 /* Address vector towards `peer` (for RTR and for UD address handles). */
 void verbs_fill_ah_attr(struct ibv_ah_attr *ah, const struct verbs_addr *peer);
 

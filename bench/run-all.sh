@@ -8,10 +8,11 @@
 set -e
 cd "$(dirname "$0")/.."
 build=${1:-${BUILD_DIR:-build}}
+build=$(cd "$build" && pwd) || { echo "no build directory $build" >&2; exit 1; }
 out=${RESULTS:-bench/results/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 run="timeout 900 tests/run-mpi.sh"
-export ARMCI_SOFTIB_LIBRARY=${ARMCI_SOFTIB_LIBRARY:-$PWD/$build/softib/libsoftib.so.0}
+export ARMCI_SOFTIB_LIBRARY=${ARMCI_SOFTIB_LIBRARY:-$build/softib/libsoftib.so.0}
 export ARMCI_CONN_REPORT=0 SOFTIB_FABRIC=armci-bench-$$
 have_armci_mpi=$([ -x "$build/bench/bench_rma_armci_mpi" ] && echo 1 || echo 0)
 

@@ -25,7 +25,7 @@
 #include "core/runtime.h"
 #include "api/segment.h"
 #include "api/sync.h"
-#include "core/thread_check.h"
+#include "core/threads.h"
 #include "core/topology.h"
 
 /* With ARMCI_VERBOSE=1, names the library file, so nobody mistakes another ARMCI for it. */
@@ -117,11 +117,12 @@ static int init_common(int *argc, char ***argv, int requested, MPI_Comm comm, bo
     cfg_load();
     config_check_agreement(rt.comm);
     log_library();
-    /* MPI may have granted MULTIPLE before us (GA initialises MPI itself). */
-    thread_check_active = rt.thread_level == MPI_THREAD_MULTIPLE;
-    if (thread_check_active && rt.me == 0)
-        armci_warn("MPI_THREAD_MULTIPLE: this libarmci supports MPI_THREAD_SERIALIZED use only; "
-                   "two threads inside ARMCI at once end the job with an error");
+    /* MPI may have granted MULTIPLE before us (GA initialises MPI itself): then any thread
+     * may call ARMCI at any time. */
+    threads_init(rt.thread_level == MPI_THREAD_MULTIPLE);
+    armci_log("thread level %d: %s", rt.thread_level,
+              rt_threaded ? "every call may come from any thread"
+                          : "calls from one thread at a time");
     make_job_id();
     topo_init();
     node_shared_init();
@@ -186,7 +187,7 @@ int PARMCI_Finalize(void)
     node_shared_fini();
     topo_fini();
     MPI_Comm_free(&rt.comm);
-    thread_check_active = false;
+    threads_fini();
     rt.initialized = false;
     rt.finalized = true;
     if (rt.we_initialized_mpi)

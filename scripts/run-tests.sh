@@ -1,10 +1,15 @@
 #!/bin/sh
 # Quick start, command 2 (and what CI runs): installs what is missing,
-# builds, and runs the whole test suite. Extra arguments go to `meson test`
-# (e.g. --suite odcm).
+# builds, and runs the whole test suite, then the concurrent code under
+# ThreadSanitizer (scripts/run-tsan.sh). Extra arguments go to `meson test`
+# alone (e.g. --suite odcm) and skip the ThreadSanitizer run.
 set -e
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
 build=${BUILD_DIR:-build}
-exec meson test -C "$build" --print-errorlogs --num-processes 2 "$@"
+if [ $# -gt 0 ]; then
+    exec meson test -C "$build" --print-errorlogs --num-processes 2 "$@"
+fi
+meson test -C "$build" --print-errorlogs --num-processes 2
+exec scripts/run-tsan.sh

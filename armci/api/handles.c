@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "transport/progress.h"
 #include "core/runtime.h"
+#include "core/threads.h"
 #include "core/util.h"
 
 /* Layout of armci_hdl_t: target = slot + 1 (0: none); aggregate = generation << 1 | flag. */
@@ -21,6 +22,7 @@ void handles_init(void)
 
 void handles_fini(void)
 {
+    handles_implicit_fini();
     for (int i = 0; i < nslots; i++)
         free(slots[i]);
     free(slots);
@@ -76,26 +78,35 @@ static void attach(armci_hdl_t *hdl, int slot)
     hdl->aggregate = (int)((r->generation << 1) | ((uint32_t)hdl->aggregate & HDL_AGGREGATE));
 }
 
+/*
+ * The table is shared by the threads of a process (runtime lock); a handle
+ * itself belongs to the thread that uses it. The handle state a slot points
+ * to never moves, so the transport may count in it after the lock is gone.
+ */
 struct handle *handle_for(const char *call, armci_hdl_t *hdl)
 {
     if (!hdl)
         return handle_implicit();
+    rt_lock();
     int slot;
     struct handle *r = lookup(call, hdl, &slot);
-    if (r && (hdl->aggregate & HDL_AGGREGATE))
-        return r;
-    if (r) {
-        /* Reusing a handle that was never waited on: finish its operation first. */
-        handle_wait(r);
-        release_slot(slot);
+    if (!r || !(hdl->aggregate & HDL_AGGREGATE)) {
+        if (r) {
+            /* Reusing a handle that was never waited on: finish its operation first. */
+            handle_wait(r);
+            release_slot(slot);
+        }
+        attach(hdl, alloc_slot());
+        r = slots[hdl->target - 1];
     }
-    attach(hdl, alloc_slot());
-    return slots[hdl->target - 1];
+    rt_unlock();
+    return r;
 }
 
 int hdl_wait(const char *call, armci_hdl_t *hdl)
 {
     check_ptr(call, "handle", hdl);
+    rt_lock();
     int slot;
     struct handle *r = lookup(call, hdl, &slot);
     if (r) {
@@ -104,24 +115,26 @@ int hdl_wait(const char *call, armci_hdl_t *hdl)
     }
     hdl->target = 0;
     hdl->aggregate &= HDL_AGGREGATE;
+    rt_unlock();
     return 0;
 }
 
 int hdl_test(const char *call, armci_hdl_t *hdl)
 {
     check_ptr(call, "handle", hdl);
+    rt_lock();
     int slot;
     struct handle *r = lookup(call, hdl, &slot);
-    if (!r)
-        return 0;
-    if (r->pending > 0)
+    if (r && r->pending > 0)
         progress_poll();
-    if (r->pending > 0)
-        return 1; /* ARMCI_Test: 0 means complete */
-    release_slot(slot);
-    hdl->target = 0;
-    hdl->aggregate &= HDL_AGGREGATE;
-    return 0;
+    int busy = r && r->pending > 0; /* ARMCI_Test: 0 means complete */
+    if (r && !busy) {
+        release_slot(slot);
+        hdl->target = 0;
+        hdl->aggregate &= HDL_AGGREGATE;
+    }
+    rt_unlock();
+    return busy;
 }
 
 void hdl_init(armci_hdl_t *hdl)

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "verbs/memory.h"
 #include "core/runtime.h"
+#include "core/threads.h"
 #include "dataserver/link.h"
 #include "core/shm.h"
 #include "api/sync.h"
@@ -130,8 +131,15 @@ void seg_resolve(const char *call, const char *arg, int proc, const void *addr, 
                  struct target *out)
 {
     uintptr_t a = (uintptr_t)addr;
+    rt_lock(); /* another thread may be allocating or freeing */
     const struct block_range *r = index_find(proc, a);
-    if (!r)
+    struct block_range found = r ? *r : (struct block_range){0};
+    const struct segment *s = r ? r->seg : NULL;
+    uint64_t server_addr = s ? s->server_addr[found.member] : 0;
+    uint32_t rkey = s ? s->rkey[found.member] : 0;
+    rt_unlock();
+    r = &found;
+    if (!s)
         armci_die(call, "argument %s=%p is not inside ARMCI-allocated memory of process %d", arg,
                   addr, proc);
     if (len > r->end - a)
@@ -140,7 +148,6 @@ void seg_resolve(const char *call, const char *arg, int proc, const void *addr, 
                   "ARMCI block (%zu bytes left)",
                   arg, addr, len, proc, (size_t)(r->end - a));
 
-    const struct segment *s = r->seg;
     size_t offset = a - r->start;
     out->proc = proc;
     out->node = topo_node_of(proc);
@@ -150,8 +157,8 @@ void seg_resolve(const char *call, const char *arg, int proc, const void *addr, 
         out->rkey = 0;
     } else {
         out->local = NULL;
-        out->server_addr = s->server_addr[r->member] + offset;
-        out->rkey = s->rkey[r->member];
+        out->server_addr = server_addr + offset;
+        out->rkey = rkey;
     }
 }
 
@@ -253,8 +260,10 @@ static int malloc_kind(const char *call, void **ptr_arr, armci_size_t bytes, ARM
         MPI_Bcast(&reg, sizeof(reg), MPI_BYTE, 0, node_group);
     MPI_Comm_free(&node_group);
 
+    rt_lock();
     if (with_server)
         s->local_mr = net_reg_user(call, s->map, s->map_size);
+    rt_unlock();
 
     struct block_info mine = {
         .own_addr = (uintptr_t)s->map + my_offset,
@@ -265,6 +274,7 @@ static int malloc_kind(const char *call, void **ptr_arr, armci_size_t bytes, ARM
     MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, info, sizeof(mine), MPI_BYTE, comm);
 
     /* Same-node blocks are addressed through my mapping: offsets follow the layout above. */
+    rt_lock();
     size_t offset = 0;
     for (int g = 0; g < n; g++) {
         bool same_node = topo_node_of(s->members[g]) == topo.my_node;
@@ -286,6 +296,7 @@ static int malloc_kind(const char *call, void **ptr_arr, armci_size_t bytes, ARM
 
     s->next = segments;
     segments = s;
+    rt_unlock();
     return 0;
 }
 
@@ -307,6 +318,7 @@ int seg_free(const char *call, void *ptr, ARMCI_Group *group)
     /* Members that asked for 0 bytes pass NULL: the others name the segment. */
     long long id = -1;
     struct segment *s = NULL;
+    rt_lock();
     if (ptr) {
         for (s = segments; s; s = s->next)
             if (s->comm == comm && s->bytes[s->my_member] &&
@@ -319,6 +331,7 @@ int seg_free(const char *call, void *ptr, ARMCI_Group *group)
                       ptr);
         id = (long long)s->id;
     }
+    rt_unlock();
     /* Every member that names a segment must name the same one (ARMCI_Free is collective). */
     long long range[2] = {id, id < 0 ? -LLONG_MAX : -id}; /* max of id, max of -id = -min */
     MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_LONG_LONG, MPI_MAX, comm);
@@ -331,12 +344,13 @@ int seg_free(const char *call, void *ptr, ARMCI_Group *group)
                   "ARMCI_Free must name the same ARMCI_Malloc on every process",
                   ptr);
 
-    struct segment **link = &segments;
-    while (*link && (*link)->id != (uint64_t)id)
-        link = &(*link)->next;
-    if (!*link)
+    rt_lock();
+    s = segments;
+    while (s && s->id != (uint64_t)id)
+        s = s->next;
+    rt_unlock();
+    if (!s)
         armci_die(call, "no ARMCI segment matches the one the other members are freeing");
-    s = *link;
     if (!ptr && s->bytes[s->my_member])
         armci_die(call,
                   "argument ptr is NULL, but this process's block of the segment being "
@@ -346,8 +360,13 @@ int seg_free(const char *call, void *ptr, ARMCI_Group *group)
     /* Nobody may still be reading or writing the memory when it goes away. */
     sync_all_fence();
     MPI_Barrier(comm);
+    rt_lock();
+    struct segment **link = &segments;
+    while (*link != s)
+        link = &(*link)->next;
     *link = s->next;
     destroy_segment(s);
+    rt_unlock();
     return 0;
 }
 
@@ -358,16 +377,19 @@ void *seg_malloc_local(const char *call, armci_size_t bytes)
     struct local_region *r = xcalloc(1, sizeof(*r));
     r->len = (size_t)bytes;
     r->addr = xmalloc_registrable(align_up(r->len ? r->len : 1, 4096));
+    rt_lock();
     if (net_active())
         r->mr = net_reg_user(call, r->addr, r->len ? r->len : 1);
     r->next = local_regions;
     local_regions = r;
+    rt_unlock();
     return r->addr;
 }
 
 int seg_free_local(const char *call, void *ptr)
 {
     rt_require_init(call);
+    rt_lock();
     for (struct local_region **link = &local_regions; *link; link = &(*link)->next) {
         struct local_region *r = *link;
         if (r->addr != ptr)
@@ -375,9 +397,11 @@ int seg_free_local(const char *call, void *ptr)
         *link = r->next;
         if (r->mr)
             net_dereg(r->mr);
+        rt_unlock();
         free(r->addr);
         free(r);
         return 0;
     }
+    rt_unlock();
     armci_die(call, "argument ptr=%p was not returned by ARMCI_Malloc_local", ptr);
 }

@@ -116,6 +116,16 @@ struct conn *cm_conn_start(int node)
     return c;
 }
 
+int *cm_conn_nodes(int *n)
+{
+    int *nodes = xmalloc(sizeof(int) * (conns.count ? conns.count : 1));
+    struct conn *c;
+    *n = 0;
+    INTMAP_FOR_EACH(&conns, c)
+    nodes[(*n)++] = c->node;
+    return nodes;
+}
+
 int cm_conn_count(void)
 {
     return (int)conns.count;

@@ -42,14 +42,19 @@ struct conn {
     double rto;            /* current retransmission timeout */
     int retries;
 
-    /* Owned by the transport: operations issued while connecting, FIFO. */
-    struct pending_op *queue_head;
+    /* Owned by the transport (transport/client.h). */
+    struct pending_op *queue_head; /* operations issued while connecting, FIFO */
     struct pending_op *queue_tail;
-    /* Messages that make the data server write target memory, not yet answered. */
-    int server_updates;
+    bool draining;       /* the queue is being posted (by some thread) */
+    uint64_t issued;     /* fence-covered operations started so far: their seq */
+    struct work *oldest; /* those not complete yet, oldest first (fences wait here) */
+    struct work *newest;
+    uint64_t updates_sent; /* messages that make the data server write target memory */
+    uint64_t updates_done; /* ... answered: in order, a server serves a connection in order */
 };
 
 struct pending_op;
+struct work;
 
 /* What the connection manager's user (the transport) lends it for client QPs. */
 struct cm_client_env {
@@ -74,6 +79,9 @@ struct conn *cm_conn_start(int node);
 
 /* The connection if it exists, else NULL (fences skip nodes never talked to). */
 struct conn *cm_conn_if_exists(int node);
+
+/* The nodes this process holds a connection to, in a new array (*n of them; free it). */
+int *cm_conn_nodes(int *n);
 
 /* Client->server connections this process holds (statistics and tests). */
 int cm_conn_count(void);

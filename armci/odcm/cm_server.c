@@ -29,6 +29,7 @@ struct accepted {
     bool connected; /* the server end is RTS */
 };
 static struct intmap by_client; /* client rank -> struct accepted */
+static int naccepted;           /* by_client.count, readable from other threads */
 
 static bool ondemand(void)
 {
@@ -62,11 +63,13 @@ void cm_server_fini(void)
     INTMAP_FOR_EACH(&by_client, a)
     free(a);
     intmap_free(&by_client);
+    naccepted = 0;
 }
 
 int cm_server_conn_count(void)
 {
-    return (int)by_client.count;
+    /* Called by the application thread while the server thread may accept more. */
+    return __atomic_load_n(&naccepted, __ATOMIC_RELAXED);
 }
 
 static struct accepted *accept_new(int client, uint32_t epoch)
@@ -74,6 +77,7 @@ static struct accepted *accept_new(int client, uint32_t epoch)
     struct accepted *a = xcalloc(1, sizeof(*a));
     *a = (struct accepted){.client = client, .conn = ops.create(client), .epoch = epoch};
     intmap_put(&by_client, (uint32_t)client, a);
+    __atomic_store_n(&naccepted, (int)by_client.count, __ATOMIC_RELAXED);
     return a;
 }
 

@@ -158,7 +158,13 @@ struct work *work_new(enum work_kind kind, struct conn *c, struct handle *req)
         work_free = f->next_free;
     else
         f = xmalloc(sizeof(*f));
-    *f = (struct work){.kind = kind, .conn = c, .req = req};
+    *f = (struct work){.kind = kind, .conn = c, .req = req, .fenced = true, .seq = c->issued++};
+    f->older = c->newest;
+    if (c->newest)
+        c->newest->newer = f;
+    else
+        c->oldest = f;
+    c->newest = f;
     c->outstanding++;
     ep.outstanding++;
     if (req)
@@ -166,8 +172,31 @@ struct work *work_new(enum work_kind kind, struct conn *c, struct handle *req)
     return f;
 }
 
-void work_release(struct work *f)
+void work_not_fenced(struct work *f)
 {
+    struct conn *c = f->conn;
+    if (!f->fenced)
+        return;
+    if (f->older)
+        f->older->newer = f->newer;
+    else
+        c->oldest = f->newer;
+    if (f->newer)
+        f->newer->older = f->older;
+    else
+        c->newest = f->older;
+    f->fenced = false;
+}
+
+void work_retire(struct work *f)
+{
+    struct conn *c = f->conn;
+    work_not_fenced(f);
+    c->outstanding--;
+    c->updates_done += f->server_update;
+    ep.outstanding--;
+    if (f->req)
+        handle_op_done(f->req);
     f->next_free = work_free;
     work_free = f;
 }
@@ -292,11 +321,22 @@ void message_send(struct conn *c, struct ds_message *rq, struct bounce *b, size_
     f->what = what;
     f->server_update = rq->op == DS_ACC || rq->op == DS_PUT_PACKED || rq->op == DS_ACC_PACKED ||
                        rq->op == DS_PUT_IOV || rq->op == DS_ACC_IOV;
-    c->server_updates += f->server_update;
+    c->updates_sent += f->server_update;
 }
 
 void wait_server_updates(struct conn *c)
 {
-    while (c->server_updates > 0)
+    uint64_t sent = c->updates_sent;
+    while (c->updates_done < sent)
+        progress_wait();
+}
+
+void conn_fence(struct conn *c)
+{
+    /* Operations queued while the connection was set up were started before us. */
+    while (c->queue_head || c->draining)
+        progress_wait();
+    uint64_t issued = c->issued;
+    while (c->oldest && c->oldest->seq < issued)
         progress_wait();
 }

@@ -49,6 +49,9 @@ struct work {
     void *ctx;                       /* for on_done */
     const char *what;                /* for error messages */
     bool server_update;              /* a message the server applies to target memory */
+    bool fenced;                     /* linked in conn's in-flight list (fences wait for it) */
+    uint64_t seq;                    /* its place in conn's issue order */
+    struct work *older, *newer;      /* the in-flight list */
     struct work *next_free;
 };
 
@@ -89,7 +92,13 @@ void conns_fini(void);
 struct bounce *bounce_get(void);
 void bounce_put(struct bounce *b);
 
+/* A record of work towards c, counted in req (may be NULL) and covered by fences. */
 struct work *work_new(enum work_kind kind, struct conn *c, struct handle *req);
+/* Takes f out of what fences wait for (a lock request: its grant may wait for another
+ * thread's unlock, and a fence must not wait for that). */
+void work_not_fenced(struct work *f);
+/* Completion bookkeeping of f (progress.c): counters, in-flight list, handle. */
+void work_retire(struct work *f);
 
 /* The message a reply arriving on QP qp_num answers, or NULL if the token is not a live one of
  * that connection (message_send issues tokens). */
@@ -138,10 +147,14 @@ void message_send(struct conn *c, struct ds_message *rq, struct bounce *b, size_
 
 /*
  * Waits until the data server of c's node has applied every update sent to
- * it. RDMA bypasses the server, so an RDMA read or write issued after a
- * packed put or an accumulate to the same memory would overtake it: ARMCI
+ * it so far. RDMA bypasses the server, so an RDMA read or write issued after
+ * a packed put or an accumulate to the same memory would overtake it: ARMCI
  * orders one origin's operations to one target, and GA relies on it.
  */
 void wait_server_updates(struct conn *c);
+
+/* Waits until every fence-covered operation started on c before this call is complete at
+ * the target (operations other threads start meanwhile are not waited for). */
+void conn_fence(struct conn *c);
 
 #endif

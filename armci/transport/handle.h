@@ -15,8 +15,11 @@ struct handle {
     bool in_use;
 };
 
-/* The handle behind implicit (NULL-handle) and blocking operations. */
+/* The handle behind implicit (NULL-handle) and blocking operations: the process's, or the
+ * calling thread's under MPI_THREAD_MULTIPLE. */
 struct handle *handle_implicit(void);
+/* Finalize: frees the threads' implicit handles. */
+void handles_implicit_fini(void);
 
 static inline void handle_op_started(struct handle *r)
 {
@@ -28,7 +31,8 @@ static inline void handle_op_done(struct handle *r)
     r->pending--;
 }
 
-/* Makes progress until r has nothing pending. */
+/* Makes progress until r has nothing pending (any thread's completions count; the
+ * runtime lock is let go while waiting). */
 void handle_wait(struct handle *r);
 
 #endif

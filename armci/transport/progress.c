@@ -14,7 +14,7 @@
 #include "verbs/memory.h"
 #include "odcm/cm.h"
 #include "transport/progress.h"
-#include "core/thread_check.h"
+#include "core/threads.h"
 #include "core/util.h"
 #include "transport/client.h"
 #include "transport/replies.h"
@@ -33,12 +33,7 @@ static void complete(struct work *f)
         bounce_put(f->data);
     if (f->bounce)
         bounce_put(f->bounce);
-    f->conn->outstanding--;
-    f->conn->server_updates -= f->server_update;
-    ep.outstanding--;
-    if (f->req)
-        handle_op_done(f->req);
-    work_release(f);
+    work_retire(f);
 }
 
 static const char *status_name(int status)
@@ -116,10 +111,10 @@ static int poll_all(void)
 
 void progress_poll(void)
 {
-    thread_check_enter();
+    rt_lock();
     if (net_active())
         poll_all();
-    thread_check_leave();
+    rt_unlock();
 }
 
 static int block_timeout_ms(void)
@@ -158,26 +153,37 @@ static void check_async_events(void)
     }
 }
 
+/* Between two polls of a spin: other threads may issue and poll meanwhile. */
+static void spin_pause(void)
+{
+    unsigned held = rt_lock_suspend();
+    cpu_relax();
+    rt_lock_resume(held);
+}
+
 static void wait_once(void)
 {
     if (!net_active()) {
+        unsigned held = rt_lock_suspend();
         sched_yield();
+        rt_lock_resume(held);
         return;
     }
     double spin_until = now_seconds() + SPIN_SECONDS;
     do {
         if (poll_all())
             return;
-        cpu_relax();
+        spin_pause();
     } while (now_seconds() < spin_until);
     check_async_events();
     struct pollfd async = {.fd = vdev.ctx->async_fd, .events = POLLIN};
+    /* endpoint_wait lets the runtime lock go while it sleeps. */
     endpoint_wait(&ep.cq, block_timeout_ms(), &async, 1);
 }
 
 void progress_wait(void)
 {
-    thread_check_enter();
+    rt_lock();
     wait_once();
-    thread_check_leave();
+    rt_unlock();
 }

@@ -4,13 +4,13 @@
 #include <string.h>
 
 #include "transport/handle.h"
-#include "core/thread_check.h"
+#include "core/threads.h"
 #include "transport/client.h"
 
 int remote_raw_message(const struct target *t, const struct ds_message *proto, const void *payload,
                        size_t payload_len, int64_t *value)
 {
-    thread_check_enter();
+    rt_lock();
     struct conn *c = conn_get(t->node);
     struct bounce *b;
     struct ds_message *rq = message_begin(c, (enum ds_op)proto->op, t, 0, proto->len, &b);
@@ -25,7 +25,7 @@ int remote_raw_message(const struct target *t, const struct ds_message *proto, c
     f->status = &status;
     message_send(c, rq, b, payload_len, f, "raw request");
     handle_wait(&done);
-    thread_check_leave();
+    rt_unlock();
     if (value)
         *value = result;
     return status;

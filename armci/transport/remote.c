@@ -18,7 +18,7 @@
 #include "odcm/cm.h"
 #include "transport/progress.h"
 #include "core/runtime.h"
-#include "core/thread_check.h"
+#include "core/threads.h"
 #include "core/topology.h"
 #include "core/util.h"
 #include "transport/client.h"
@@ -27,7 +27,7 @@
 static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t len, int rmw_op,
                                 int64_t value, const char *what)
 {
-    thread_check_enter();
+    rt_lock();
     struct conn *c = conn_get(t->node);
     struct bounce *b;
     struct ds_message *rq = message_begin(c, op, t, 0, len, &b);
@@ -37,9 +37,12 @@ static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t 
     int64_t result = 0;
     struct work *f = work_new(WORK_MESSAGE, c, &done);
     f->result = &result;
+    /* A lock's grant may wait for another thread's unlock: no fence waits for it. */
+    if (op == DS_LOCK)
+        work_not_fenced(f);
     message_send(c, rq, b, 0, f, what);
     handle_wait(&done);
-    thread_check_leave();
+    rt_unlock();
     return result;
 }
 
@@ -57,27 +60,36 @@ void remote_lock(const struct target *t)
 void remote_unlock(const struct target *t)
 {
     /* Writes issued before on this connection land first (RC order); no need to wait. */
-    thread_check_enter();
+    rt_lock();
     struct conn *c = conn_get(t->node);
     struct bounce *b;
     struct ds_message *rq = message_begin(c, DS_UNLOCK, t, 0, sizeof(struct ticket_lock), &b);
     message_send(c, rq, b, 0, work_new(WORK_MESSAGE, c, handle_implicit()), "unlock");
-    thread_check_leave();
+    rt_unlock();
 }
 
 void remote_fence(int node)
 {
-    thread_check_enter();
+    rt_lock();
     struct conn *c = cm_conn_if_exists(node);
-    while (c && c->outstanding > 0)
-        progress_wait();
-    thread_check_leave();
+    if (c)
+        conn_fence(c);
+    rt_unlock();
 }
 
 void remote_fence_all(void)
 {
-    thread_check_enter();
-    while (ep.outstanding > 0)
-        progress_wait();
-    thread_check_leave();
+    rt_lock();
+    if (ep.outstanding > 0) {
+        /* By node, not by pointer: a connection may go away while we wait for another. */
+        int n;
+        int *nodes = cm_conn_nodes(&n);
+        for (int i = 0; i < n; i++) {
+            struct conn *c = cm_conn_if_exists(nodes[i]);
+            if (c)
+                conn_fence(c);
+        }
+        free(nodes);
+    }
+    rt_unlock();
 }

@@ -12,6 +12,5 @@
 /* progress.c: completion handlers of the client endpoint (registered by client_init). */
 void on_send_completion(void *ctx, const struct ibv_wc *wc);
 void on_reply(void *ctx, const struct ibv_wc *wc);
-void work_release(struct work *f);
 
 #endif

@@ -26,7 +26,7 @@
 #include "transport/remote.h"
 #include "transport/strided_remote.h"
 #include "transport/vector_remote.h"
-#include "core/thread_check.h"
+#include "core/threads.h"
 #include "core/util.h"
 #include "transport/client.h"
 
@@ -475,7 +475,7 @@ static bool queue_if_connecting(struct conn *c, const struct transfer *x, struct
 {
     if (blocking)
         return false; /* conn_wait_ready waits, draining the queue first */
-    if (c->state == CONN_READY && !c->queue_head)
+    if (c->state == CONN_READY && !c->queue_head && !c->draining)
         return false;
     struct pending_op *op = pending_copy(x, req);
     if (c->queue_tail)
@@ -490,21 +490,29 @@ static bool queue_if_connecting(struct conn *c, const struct transfer *x, struct
     return true;
 }
 
-/* Posts the operations that queued on c while it was being set up, in order. */
+/*
+ * Posts the operations that queued on c while it was being set up, in order,
+ * including any queued meanwhile (posting may wait, and other threads go on).
+ * One drainer per connection: everyone else queues behind it.
+ */
 static void drain(struct conn *c)
 {
-    struct pending_op *op = c->queue_head;
-    c->queue_head = c->queue_tail = NULL;
-    while (op) {
-        struct pending_op *next = op->next;
+    if (c->draining)
+        return;
+    c->draining = true;
+    while (c->queue_head) {
+        struct pending_op *op = c->queue_head;
+        c->queue_head = op->next;
+        if (!c->queue_head)
+            c->queue_tail = NULL;
         issue(c, &op->x, op->req, false);
         /* The real operations count themselves; drop the placeholder. */
         c->outstanding--;
         ep.outstanding--;
         handle_op_done(op->req);
         pending_free(op);
-        op = next;
     }
+    c->draining = false;
 }
 
 /* Connections that became ready with operations queued on them. */
@@ -543,12 +551,14 @@ void conns_fini(void)
 
 struct conn *conn_wait_ready(struct conn *c)
 {
-    if (c->state == CONN_READY && !c->queue_head)
+    if (c->state == CONN_READY && !c->queue_head && !c->draining)
         return c;
     /* Operations queued while connecting go first: FIFO. */
     while (c->state != CONN_READY)
         progress_wait();
     drain(c);
+    while (c->draining) /* another thread posts the queue: go after it */
+        progress_wait();
     return c;
 }
 
@@ -563,12 +573,12 @@ void transfer_start(const struct transfer *x, struct handle *req, bool blocking)
 {
     if (x->locals && x->n == 0)
         return;
-    thread_check_enter();
+    rt_lock();
     const struct target *t = x->locals ? &x->remotes[0] : &x->remote;
     struct conn *c = cm_conn_start(t->node);
     if (!queue_if_connecting(c, x, req, blocking))
         issue(conn_wait_ready(c), x, req, blocking);
-    thread_check_leave();
+    rt_unlock();
 }
 
 /* The shapes the API layer hands over, as transfers. */

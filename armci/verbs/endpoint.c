@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/threads.h"
 #include "verbs/memory.h"
 #include "core/util.h"
 #include "verbs/device.h"
@@ -97,7 +98,10 @@ int endpoint_wait(struct endpoint *e, int timeout_ms, struct pollfd *extra, int 
     fds[0] = (struct pollfd){.fd = e->channel->fd, .events = POLLIN};
     for (int i = 0; i < nextra; i++)
         fds[1 + i] = extra[i];
-    if (poll(fds, (nfds_t)(1 + nextra), timeout_ms) <= 0) {
+    unsigned held = rt_lock_suspend(); /* other threads may work while this one sleeps */
+    int ready = poll(fds, (nfds_t)(1 + nextra), timeout_ms);
+    rt_lock_resume(held);
+    if (ready <= 0) {
         for (int i = 0; i < nextra; i++)
             extra[i].revents = 0;
         return 0;

@@ -56,7 +56,8 @@ int endpoint_poll(struct endpoint *e);
  * extra[0..nextra) is ready, or timeout_ms passes. Arms the CQ and polls
  * once more first (a completion may have slipped in): returns the number
  * of completions handled then, 0 after a sleep. extra[].revents is valid
- * only when this returns 0.
+ * only when this returns 0. A caller holding the runtime lock (threads.h)
+ * lets it go for the sleep.
  */
 int endpoint_wait(struct endpoint *e, int timeout_ms, struct pollfd *extra, int nextra);
 

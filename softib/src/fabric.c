@@ -7,6 +7,11 @@
  * flock() on it: a process that opened a file which was unlinked meanwhile
  * sees st_nlink == 0 and starts over, so the last process out can unlink
  * without racing a newcomer.
+ *
+ * /dev/shm is shared by every user: the file is created exclusively with
+ * mode 0600, never through a symbolic link, and an existing one is used only
+ * if it is a regular file of ours that nobody else may open. Whoever can
+ * write the file can redirect RDMA into any process of the job.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -197,19 +202,58 @@ static int fabric_init(struct sib_fabric *f)
     return 0;
 }
 
+/* Anything else at our name may have been planted: refuse it, naming it. */
+static int check_ours(int fd, const char *path, struct stat *st)
+{
+    if (fstat(fd, st))
+        return errno;
+    if (!S_ISREG(st->st_mode)) {
+        fprintf(stderr, "softib: refusing fabric %s: not a regular file\n", path);
+        return EPERM;
+    }
+    if (st->st_uid != geteuid()) {
+        fprintf(stderr, "softib: refusing fabric %s: owned by uid %u, not by uid %u; remove it\n",
+                path, (unsigned)st->st_uid, (unsigned)geteuid());
+        return EPERM;
+    }
+    if (st->st_mode & 077) {
+        fprintf(stderr,
+                "softib: refusing fabric %s: mode %04o lets other users open it (want 0600); "
+                "remove it\n",
+                path, (unsigned)(st->st_mode & 07777));
+        return EACCES;
+    }
+    return 0;
+}
+
+static int open_failed(const char *path, int err)
+{
+    if (err == ELOOP) {
+        fprintf(stderr, "softib: refusing fabric %s: a symbolic link; remove it\n", path);
+        return EPERM;
+    }
+    if (err != ENOENT)
+        fprintf(stderr, "softib: cannot open fabric %s: %s\n", path, strerror(err));
+    return err;
+}
+
 int sib_fabric_map(struct sib_fabric *f, const char *path, bool writable)
 {
     struct stat st;
     void *p;
+    int rc;
 
     memset(f, 0, sizeof(*f));
     snprintf(f->path, sizeof(f->path), "%s", path);
-    f->fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+    f->fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
     if (f->fd < 0)
-        return errno;
-    if (fstat(f->fd, &st) || st.st_size < (off_t)sizeof(struct sib_hdr)) {
+        return open_failed(path, errno);
+    rc = check_ours(f->fd, path, &st);
+    if (!rc && st.st_size < (off_t)sizeof(struct sib_hdr))
+        rc = EPROTO;
+    if (rc) {
         close(f->fd);
-        return EPROTO;
+        return rc;
     }
     p = mmap(NULL, (size_t)st.st_size, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, f->fd,
              0);
@@ -240,23 +284,48 @@ void sib_fabric_unmap(struct sib_fabric *f)
     f->fd = -1;
 }
 
-/* Open (creating if needed) the file, flock()ed, and not a stale unlinked one. */
+/*
+ * Open the file, creating it if needed, flock()ed and not a stale unlinked
+ * one. Created exclusively (O_EXCL: never through a link, never someone
+ * else's file); an existing one is opened without following a symbolic
+ * link and must pass check_ours before anything is read, locked or sized.
+ */
 static int open_locked(const char *path, struct stat *st)
 {
     for (;;) {
-        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        int rc;
 
+        if (fd < 0 && errno == EEXIST)
+            fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT)
+            continue; /* removed between the two opens */
         if (fd < 0)
-            return -errno;
-        if (flock(fd, LOCK_EX) || fstat(fd, st)) {
-            int err = errno;
+            return -open_failed(path, errno);
+        rc = check_ours(fd, path, st);
+        if (!rc && flock(fd, LOCK_EX))
+            rc = errno;
+        if (!rc && fstat(fd, st))
+            rc = errno;
+        if (rc) {
             close(fd);
-            return -err;
+            return -rc;
         }
         if (st->st_nlink > 0)
             return fd;
         close(fd); /* the last user unlinked it while we waited */
     }
+}
+
+/* Remove the name only if it still is the file we have open (flock held). */
+static void unlink_ours(const struct sib_fabric *f)
+{
+    struct stat mine, named;
+
+    if (fstat(f->fd, &mine) || lstat(f->path, &named))
+        return;
+    if (mine.st_dev == named.st_dev && mine.st_ino == named.st_ino)
+        unlink(f->path);
 }
 
 static int map_new(struct sib_fabric *f, const char *path)
@@ -415,7 +484,7 @@ int sib_fabric_join(struct sib_fabric *f, const char *path, uint32_t *slot)
     if (!rc)
         rc = ctx_alloc(f, slot);
     if (rc && f->refs == 0 && fabric_unused(f))
-        unlink(f->path); /* nobody joined: leave nothing behind */
+        unlink_ours(f); /* nobody joined: leave nothing behind */
     flock(f->fd, LOCK_UN);
     if (rc) {
         if (f->refs == 0)
@@ -520,7 +589,7 @@ void sib_fabric_leave(struct sib_fabric *f, uint32_t slot)
     live = sib_reclaim(f);
     sib_unlock(&h->lock);
     if (live == 0 && locked)
-        unlink(f->path);
+        unlink_ours(f);
     if (locked)
         flock(f->fd, LOCK_UN);
     if (--f->refs == 0)

@@ -248,7 +248,8 @@ void sib_lock(struct sib_lock *l);
 void sib_unlock(struct sib_lock *l);
 void sib_lock_lazy_init(struct sib_lock *l, uint32_t *ready); /* global lock held */
 
-/* Map an existing fabric without joining it (softib-info). 0 or errno. */
+/* Map an existing fabric without joining it (softib-info). 0 or errno;
+ * like joining, refuses files that are not ours alone (message on stderr). */
 int sib_fabric_map(struct sib_fabric *f, const char *path, bool writable);
 void sib_fabric_unmap(struct sib_fabric *f);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The fabric: one shared-memory file per host (per SOFTIB_FABRIC name)
- * holding every table the device needs to be seen from all processes:
+ * The fabric: one shared-memory file per job (knobs.c names it) holding
+ * every table the device needs to be seen from all processes:
  * contexts (one LID each), QPs with their receive queues, CQ rings, SRQs
  * and MRs. Everything inside is addressed by offset, since each process
  * maps the file at its own address. Locks are robust process-shared

@@ -22,8 +22,12 @@
 
 /* ---- knobs.c: environment, clock, randomness, cost model ---- */
 
+#define SIB_FABRIC_DIR    "/dev/shm/"
+#define SIB_FABRIC_BASE   "softib-fabric-"
+#define SIB_FABRIC_PREFIX SIB_FABRIC_DIR SIB_FABRIC_BASE
+
 struct sib_knobs {
-    char fabric_path[128]; /* /dev/shm/softib-fabric-<name> */
+    char fabric_path[128]; /* SIB_FABRIC_PREFIX <name> */
     uint64_t fabric_bytes;
     int mtu_enum;        /* IBV_MTU_* of the port */
     bool roce;           /* SOFTIB_LINK_LAYER=ethernet */

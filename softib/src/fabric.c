@@ -14,6 +14,7 @@
  * write the file can redirect RDMA into any process of the job.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -111,6 +112,13 @@ bool sib_pid_alive(int32_t pid, uint64_t start_time)
     return sib_pid_start_time(pid) == start_time;
 }
 
+uint64_t sib_pidns(void)
+{
+    struct stat st;
+
+    return stat("/proc/self/ns/pid", &st) ? 0 : (uint64_t)st.st_ino;
+}
+
 /* ---- heap: power-of-two size classes from 64 bytes ---- */
 
 static unsigned heap_class(uint64_t bytes)
@@ -194,6 +202,7 @@ static int fabric_init(struct sib_fabric *f)
     h->version = SIB_VERSION;
     h->roce = sib_knobs.roce;
     h->mtu_enum = (uint32_t)sib_knobs.mtu_enum;
+    h->pidns = sib_pidns();
     h->next_lid = 1;
     h->id = sib_rng_seed(0x1d) ^ sib_now_ns();
     sib_lock_init(&h->lock);
@@ -464,6 +473,95 @@ static bool fabric_unused(struct sib_fabric *f)
     return live == 0;
 }
 
+/* ---- fabrics nobody is on any more ---- */
+
+/* With the flock held: is any context of the file's table alive? Joining
+ * and leaving take the flock, so no context can appear meanwhile. A file
+ * that is not a whole fabric of this version, or was made in another pid
+ * namespace, is not judged (left alone). */
+static bool has_live_context(int fd, const struct stat *st, bool *judged)
+{
+    const struct sib_hdr *h;
+    struct sib_fabric f = {.fd = fd, .size = (uint64_t)st->st_size};
+    bool live = false;
+    void *p;
+
+    *judged = false;
+    if (st->st_size == 0) {
+        *judged = true; /* its creator died before sizing it */
+        return false;
+    }
+    if (st->st_size < (off_t)sizeof(struct sib_hdr))
+        return false;
+    p = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        return false;
+    f.base = p;
+    f.hdr = p;
+    h = f.hdr;
+    if (h->magic == 0) {
+        *judged = true; /* its creator died before initialising it */
+    } else if (h->magic == SIB_MAGIC && h->version == SIB_VERSION && h->size == f.size &&
+               h->ctx_off + SIB_MAX_CTX * sizeof(struct sib_fctx) <= f.size &&
+               h->pidns == sib_pidns()) { /* its pids mean something here */
+        *judged = true;
+        for (uint32_t i = 0; i < SIB_MAX_CTX && !live; i++) {
+            const struct sib_fctx *c = sib_fctx_at(&f, i);
+
+            live = c->in_use && sib_pid_alive(c->pid, c->start_time);
+        }
+    }
+    munmap(p, (size_t)st->st_size);
+    return live;
+}
+
+/* Remove path if it is a fabric of ours with nobody alive on it. */
+static bool sweep_one(const char *path)
+{
+    struct stat st, named;
+    bool judged, gone = false;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+    if (fd < 0)
+        return false;
+    /* never wait for a fabric in use: whoever holds the flock is joining or
+     * leaving it, and the last one out removes it anyway */
+    if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 077) &&
+        !flock(fd, LOCK_EX | LOCK_NB)) {
+        if (!fstat(fd, &st) && st.st_nlink > 0 && !has_live_context(fd, &st, &judged) && judged &&
+            !lstat(path, &named) && named.st_dev == st.st_dev && named.st_ino == st.st_ino)
+            gone = unlink(path) == 0;
+        flock(fd, LOCK_UN);
+    }
+    close(fd);
+    return gone;
+}
+
+int sib_fabric_sweep(const char *keep, void (*removed)(const char *path))
+{
+    char path[512];
+    struct dirent *e;
+    int n = 0;
+    DIR *d = opendir(SIB_FABRIC_DIR);
+
+    if (!d)
+        return 0;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, SIB_FABRIC_BASE, strlen(SIB_FABRIC_BASE)))
+            continue;
+        snprintf(path, sizeof(path), SIB_FABRIC_DIR "%s", e->d_name);
+        if (keep && !strcmp(path, keep))
+            continue;
+        if (sweep_one(path)) {
+            n++;
+            if (removed)
+                removed(path);
+        }
+    }
+    closedir(d);
+    return n;
+}
+
 int sib_fabric_join(struct sib_fabric *f, const char *path, uint32_t *slot)
 {
     struct stat st;
@@ -472,6 +570,9 @@ int sib_fabric_join(struct sib_fabric *f, const char *path, uint32_t *slot)
     if (f->refs > 0 && f->pid != getpid())
         f->refs = 0; /* inherited across fork(): the parent's, not ours */
     if (f->refs == 0) {
+        /* fabrics of dead jobs (killed without a chance to leave, as by
+         * MPI_Abort) are removed by the next process of the user to come */
+        sib_fabric_sweep(path, NULL);
         rc = map_new(f, path);
         if (rc)
             return rc;

@@ -21,7 +21,7 @@
 #include "softib/softib.h"
 
 #define SIB_MAGIC   0x3130626974666f73ull /* "softib01" */
-#define SIB_VERSION 3
+#define SIB_VERSION 4
 
 #define SIB_MAX_CTX       1024
 #define SIB_QP_SLOT_BITS  14
@@ -188,6 +188,7 @@ struct sib_hdr {
     uint64_t id;   /* random: tells fabric incarnations apart */
     uint32_t roce; /* link layer chosen by the creator */
     uint32_t mtu_enum;
+    uint64_t pidns;       /* inode of the creator's pid namespace: where pids mean something */
     struct sib_lock lock; /* tables and heap */
     struct sib_lock atomic_lock;
     uint32_t next_lid;
@@ -257,11 +258,15 @@ void sib_fabric_unmap(struct sib_fabric *f);
 int sib_fabric_join(struct sib_fabric *f, const char *path, uint32_t *slot);
 /* Leave: release everything slot owns; the last one out unlinks the file. */
 void sib_fabric_leave(struct sib_fabric *f, uint32_t slot);
+/* Remove every fabric file of ours (but keep) on which no process is alive;
+ * removed(path) is told of each. Returns how many. */
+int sib_fabric_sweep(const char *keep, void (*removed)(const char *path));
 
 sib_off sib_heap_alloc(struct sib_fabric *f, uint64_t bytes); /* global lock held */
 void sib_heap_free(struct sib_fabric *f, sib_off off, uint64_t bytes);
 
 bool sib_pid_alive(int32_t pid, uint64_t start_time);
+uint64_t sib_pidns(void); /* this process's pid namespace (inode), 0 if unknown */
 uint64_t sib_pid_start_time(int32_t pid);
 /* Release resources of dead contexts; global lock held. Returns live contexts. */
 uint32_t sib_reclaim(struct sib_fabric *f);

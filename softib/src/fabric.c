@@ -61,6 +61,34 @@ void sib_unlock(struct sib_lock *l)
     pthread_mutex_unlock(&l->m);
 }
 
+/* An odd counter under the MR lock: its writer died mid-update. The slot's
+ * fields are not to be trusted, so its keys die with it. */
+static void mr_repair(struct sib_fmr *m)
+{
+    if (__atomic_load_n(&m->seq, __ATOMIC_ACQUIRE) & 1)
+        sib_fmr_clear(m);
+}
+
+void sib_mr_lock(struct sib_fabric *f)
+{
+    int rc = pthread_mutex_lock(&f->hdr->mr_lock.m);
+
+    if (rc == EOWNERDEAD) {
+        rc = pthread_mutex_consistent(&f->hdr->mr_lock.m);
+        for (uint32_t i = 0; !rc && i < SIB_MAX_MR; i++)
+            mr_repair(sib_fmr_at(f, i));
+    }
+    if (rc) {
+        fprintf(stderr, "softib: fabric MR lock unusable (%s)\n", strerror(rc));
+        abort();
+    }
+}
+
+void sib_mr_unlock(struct sib_fabric *f)
+{
+    pthread_mutex_unlock(&f->hdr->mr_lock.m);
+}
+
 void sib_lock_lazy_init(struct sib_lock *l, uint32_t *ready)
 {
     if (*ready)
@@ -207,6 +235,7 @@ static int fabric_init(struct sib_fabric *f)
     h->id = sib_rng_seed(0x1d) ^ sib_now_ns();
     sib_lock_init(&h->lock);
     sib_lock_init(&h->atomic_lock);
+    sib_lock_init(&h->mr_lock);
     __atomic_store_n(&h->magic, SIB_MAGIC, __ATOMIC_RELEASE);
     return 0;
 }
@@ -645,12 +674,14 @@ static void release_srqs(struct sib_fabric *f, uint32_t owner)
 
 static void release_mrs(struct sib_fabric *f, uint32_t owner)
 {
+    sib_mr_lock(f);
     for (uint32_t i = 0; i < SIB_MAX_MR; i++) {
         struct sib_fmr *m = sib_fmr_at(f, i);
 
         if (m->lkey && m->owner == owner)
             sib_fmr_clear(m);
     }
+    sib_mr_unlock(f);
 }
 
 static void ctx_release(struct sib_fabric *f, uint32_t slot)

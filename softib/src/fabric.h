@@ -8,7 +8,8 @@
  * mutexes, so a process killed while holding one does not wedge the rest.
  *
  * Lock order: global -> QP -> SRQ -> CQ -> atomic; a context's event lock
- * is a leaf. The execution engine never takes the global lock.
+ * and the MR lock are leaves. The execution engine never takes the global
+ * lock.
  */
 #ifndef SIB_FABRIC_H
 #define SIB_FABRIC_H
@@ -164,7 +165,9 @@ struct sib_fsrq {
     uint64_t owner_ptr;
 };
 
-/* MR slots are read without locks under a sequence counter. */
+/* MR slots are read without locks under a sequence counter; they are
+ * written under the MR lock (sib_hdr.mr_lock), so a reader that keeps
+ * finding the counter odd can take the lock instead of spinning. */
 struct sib_fmr {
     uint32_t seq; /* odd while being written */
     uint32_t lkey;
@@ -191,6 +194,7 @@ struct sib_hdr {
     uint64_t pidns;       /* inode of the creator's pid namespace: where pids mean something */
     struct sib_lock lock; /* tables and heap */
     struct sib_lock atomic_lock;
+    struct sib_lock mr_lock; /* MR slot writers; readers that gave up spinning */
     uint32_t next_lid;
     uint32_t pad;
     sib_off ctx_off, qp_off, cq_off, srq_off, mr_off;
@@ -236,18 +240,38 @@ static inline struct sib_fmr *sib_fmr_at(const struct sib_fabric *f, uint32_t i)
     return (struct sib_fmr *)(f->base + f->hdr->mr_off) + i;
 }
 
-/* Kill an MR slot's keys; readers retry around the sequence counter. */
-static inline void sib_fmr_clear(struct sib_fmr *m)
+/*
+ * Writing an MR slot, MR lock held. An odd counter found here was left by a
+ * writer that died mid-update (writers hold the lock): start from the next
+ * odd value, so the end of this write makes it even again.
+ */
+static inline void sib_fmr_write_begin(struct sib_fmr *m)
+{
+    uint32_t s = __atomic_load_n(&m->seq, __ATOMIC_RELAXED);
+
+    __atomic_fetch_add(&m->seq, (s & 1) ? 2 : 1, __ATOMIC_ACQ_REL);
+}
+
+static inline void sib_fmr_write_end(struct sib_fmr *m)
 {
     __atomic_fetch_add(&m->seq, 1, __ATOMIC_ACQ_REL);
+}
+
+/* Kill an MR slot's keys (MR lock held); readers retry around the counter. */
+static inline void sib_fmr_clear(struct sib_fmr *m)
+{
+    sib_fmr_write_begin(m);
     m->lkey = m->rkey = 0;
-    __atomic_fetch_add(&m->seq, 1, __ATOMIC_ACQ_REL);
+    sib_fmr_write_end(m);
 }
 
 void sib_lock_init(struct sib_lock *l);
 void sib_lock(struct sib_lock *l);
 void sib_unlock(struct sib_lock *l);
 void sib_lock_lazy_init(struct sib_lock *l, uint32_t *ready); /* global lock held */
+/* The MR lock; an MR slot a dead holder left half-written is cleared. */
+void sib_mr_lock(struct sib_fabric *f);
+void sib_mr_unlock(struct sib_fabric *f);
 
 /* Map an existing fabric without joining it (softib-info). 0 or errno;
  * like joining, refuses files that are not ours alone (message on stderr). */

@@ -220,6 +220,8 @@ SIB_EXPORT int ibv_close_device(struct ibv_context *context)
     if (ctx->pid == getpid()) {
         sib_counters_retire(ctx->f);
         sib_fabric_leave(&sib_fab, ctx->slot);
+        if (sib_fab.refs == 0)
+            sib_peers_forget();
     }
     pthread_mutex_unlock(&sib_open_lock);
     close(context->async_fd);

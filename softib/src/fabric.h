@@ -99,8 +99,9 @@ struct sib_fqp {
     uint32_t gen; /* 10 bits, part of the QPN */
     uint32_t owner;
     int32_t pid;
-    uint8_t type;  /* IBV_QPT_RC / IBV_QPT_UD */
-    uint8_t state; /* enum ibv_qp_state */
+    uint64_t start_time; /* the owner's, as in its context */
+    uint8_t type;        /* IBV_QPT_RC / IBV_QPT_UD */
+    uint8_t state;       /* enum ibv_qp_state */
     uint8_t sq_sig_all;
     uint8_t port;
     uint16_t pkey_index;
@@ -175,6 +176,7 @@ struct sib_fmr {
     uint32_t access;
     uint32_t owner;
     int32_t pid;
+    uint64_t start_time; /* the owner's: pid and start time name the process */
     uint64_t pd;
     uint64_t addr;
     uint64_t iova;

@@ -100,6 +100,7 @@ static struct ibv_mr *reg(struct ibv_pd *ibpd, void *addr, size_t length, uint64
     m->gen = m->gen % 255 + 1;
     m->owner = ctx->slot;
     m->pid = ctx->pid;
+    m->start_time = ctx->f->start_time;
     m->pd = pd->id;
     m->addr = (uintptr_t)addr;
     m->iova = iova;

@@ -263,6 +263,18 @@ static int load_traffic(void)
     return 0;
 }
 
+static int load_ptracer(void)
+{
+    const char *v = getenv("SOFTIB_PTRACER");
+
+    if (!v || !*v || !strcmp(v, "parent"))
+        return 0;
+    if (strcmp(v, "any"))
+        return bad("SOFTIB_PTRACER", v, "parent or any");
+    sib_knobs.ptracer_any = true;
+    return 0;
+}
+
 static void load(void)
 {
     memset(&sib_knobs, 0, sizeof(sib_knobs));
@@ -273,6 +285,8 @@ static void load(void)
         knobs_rc = load_cost();
     if (!knobs_rc)
         knobs_rc = load_traffic();
+    if (!knobs_rc)
+        knobs_rc = load_ptracer();
 }
 
 int sib_knobs_load(void)

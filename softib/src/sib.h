@@ -36,6 +36,7 @@ struct sib_knobs {
     double ud_loss;    /* probability a UD datagram is dropped */
     double ud_reorder; /* probability a UD datagram is held back */
     bool deferred;     /* execute WRs only from poll_cq/get_cq_event */
+    bool ptracer_any;  /* SOFTIB_PTRACER=any: under Yama scope 1, any process may */
     uint64_t seed;
     bool seeded;
     uint32_t wire_latency_us;

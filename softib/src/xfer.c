@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -156,6 +157,19 @@ static int peer_check(const struct sib_peer *p)
     return rc;
 }
 
+/* A refused copy is most likely Yama (docs/softib.md): say so once. */
+static void refused(const struct sib_peer *p, bool to_remote)
+{
+    static bool said;
+
+    if (__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+        return;
+    fprintf(stderr,
+            "softib: process_vm_%s of pid %d refused (%s); is ptrace access between the job's "
+            "processes restricted (Yama ptrace_scope, SOFTIB_PTRACER)?\n",
+            to_remote ? "writev" : "readv", (int)p->pid, strerror(EPERM));
+}
+
 /* Advance an iovec cursor by n bytes. */
 static void iov_advance(struct iovec **iov, int *cnt, size_t n)
 {
@@ -215,6 +229,8 @@ int sib_xfer_vec(const struct sib_peer *p, bool to_remote, struct iovec *l, int 
         /* may stop short (e.g. at a page it cannot reach): resume or fail */
         n = to_remote ? process_vm_writev(p->pid, l, (unsigned long)nl, r, (unsigned long)nr, 0)
                       : process_vm_readv(p->pid, l, (unsigned long)nl, r, (unsigned long)nr, 0);
+        if (n < 0 && errno == EPERM)
+            refused(p, to_remote);
         if (n < 0)
             return errno == ESRCH ? ESRCH : EFAULT;
         if (n == 0)

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,61 @@ SIB_EXPORT __be64 ibv_get_device_guid(struct ibv_device *device)
 
 static void ctx_setup_ops(struct sib_context *ctx);
 
+/* Yama's ptrace_scope, or -1 when Yama is absent. */
+static int yama_scope(void)
+{
+    char buf[16] = "";
+    ssize_t n;
+    int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return -1;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    return n > 0 ? atoi(buf) : -1;
+}
+
+/*
+ * Peers move data in and out of us with process_vm_readv/writev, which
+ * needs ptrace access. Between processes of one uid the kernel grants it,
+ * unless Yama's ptrace_scope is 1: then only an ancestor, or a process we
+ * name with PR_SET_PTRACER (and its descendants), may. We name our parent
+ * (the launcher's daemon, or the process that fork()ed the job), which
+ * covers our siblings and nothing outside that tree; SOFTIB_PTRACER=any
+ * allows every process of the uid, as CMA-based MPI transports do. At 0 or
+ * without Yama nothing is needed and nothing is done; at 2 and 3 nothing
+ * can be done without CAP_SYS_PTRACE. Once per process (a fork()ed child
+ * has no declaration of its own).
+ */
+static void allow_peers(void)
+{
+    static pid_t done_pid;
+    unsigned long tracer;
+    int scope;
+
+    if (done_pid == getpid())
+        return;
+    done_pid = getpid();
+    scope = yama_scope();
+    if (scope <= 0)
+        return;
+    if (scope >= 2) {
+        fprintf(stderr,
+                "softib: Yama ptrace_scope=%d: moving data between processes needs "
+                "CAP_SYS_PTRACE; transfers to other processes will fail\n",
+                scope);
+        return;
+    }
+    tracer = sib_knobs.ptracer_any ? (unsigned long)PR_SET_PTRACER_ANY : (unsigned long)getppid();
+    if (prctl(PR_SET_PTRACER, tracer, 0, 0, 0))
+        fprintf(stderr, "softib: PR_SET_PTRACER: %s\n", strerror(errno));
+    else if (sib_knobs.ptracer_any)
+        fprintf(stderr,
+                "softib: Yama ptrace_scope=1 and SOFTIB_PTRACER=any: every process of uid %u "
+                "may now read and write process %d\n",
+                (unsigned)getuid(), (int)getpid());
+}
+
 SIB_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 {
     struct sib_context *ctx;
@@ -173,11 +229,8 @@ SIB_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
     ctx->pid = getpid();
     ctx->next_open = sib_open_list;
     sib_open_list = ctx;
+    allow_peers();
     pthread_mutex_unlock(&sib_open_lock);
-
-    /* Let peers move data in and out of us even under Yama ptrace_scope=1,
-     * as CMA-based MPI transports do. */
-    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 
     sib_obj_init(&ctx->o, SIB_K_CTX, ctx);
     pthread_mutex_init(&ctx->lock, NULL);
@@ -220,6 +273,8 @@ SIB_EXPORT int ibv_close_device(struct ibv_context *context)
     if (ctx->pid == getpid()) {
         sib_counters_retire(ctx->f);
         sib_fabric_leave(&sib_fab, ctx->slot);
+        if (sib_fab.refs == 0)
+            sib_peers_forget();
     }
     pthread_mutex_unlock(&sib_open_lock);
     close(context->async_fd);

@@ -7,8 +7,14 @@
  * flock() on it: a process that opened a file which was unlinked meanwhile
  * sees st_nlink == 0 and starts over, so the last process out can unlink
  * without racing a newcomer.
+ *
+ * /dev/shm is shared by every user: the file is created exclusively with
+ * mode 0600, never through a symbolic link, and an existing one is used only
+ * if it is a regular file of ours that nobody else may open. Whoever can
+ * write the file can redirect RDMA into any process of the job.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -53,6 +59,34 @@ void sib_lock(struct sib_lock *l)
 void sib_unlock(struct sib_lock *l)
 {
     pthread_mutex_unlock(&l->m);
+}
+
+/* An odd counter under the MR lock: its writer died mid-update. The slot's
+ * fields are not to be trusted, so its keys die with it. */
+static void mr_repair(struct sib_fmr *m)
+{
+    if (__atomic_load_n(&m->seq, __ATOMIC_ACQUIRE) & 1)
+        sib_fmr_clear(m);
+}
+
+void sib_mr_lock(struct sib_fabric *f)
+{
+    int rc = pthread_mutex_lock(&f->hdr->mr_lock.m);
+
+    if (rc == EOWNERDEAD) {
+        rc = pthread_mutex_consistent(&f->hdr->mr_lock.m);
+        for (uint32_t i = 0; !rc && i < SIB_MAX_MR; i++)
+            mr_repair(sib_fmr_at(f, i));
+    }
+    if (rc) {
+        fprintf(stderr, "softib: fabric MR lock unusable (%s)\n", strerror(rc));
+        abort();
+    }
+}
+
+void sib_mr_unlock(struct sib_fabric *f)
+{
+    pthread_mutex_unlock(&f->hdr->mr_lock.m);
 }
 
 void sib_lock_lazy_init(struct sib_lock *l, uint32_t *ready)
@@ -104,6 +138,13 @@ bool sib_pid_alive(int32_t pid, uint64_t start_time)
     if (kill(pid, 0) && errno == ESRCH)
         return false;
     return sib_pid_start_time(pid) == start_time;
+}
+
+uint64_t sib_pidns(void)
+{
+    struct stat st;
+
+    return stat("/proc/self/ns/pid", &st) ? 0 : (uint64_t)st.st_ino;
 }
 
 /* ---- heap: power-of-two size classes from 64 bytes ---- */
@@ -189,27 +230,68 @@ static int fabric_init(struct sib_fabric *f)
     h->version = SIB_VERSION;
     h->roce = sib_knobs.roce;
     h->mtu_enum = (uint32_t)sib_knobs.mtu_enum;
+    h->pidns = sib_pidns();
     h->next_lid = 1;
     h->id = sib_rng_seed(0x1d) ^ sib_now_ns();
     sib_lock_init(&h->lock);
     sib_lock_init(&h->atomic_lock);
+    sib_lock_init(&h->mr_lock);
     __atomic_store_n(&h->magic, SIB_MAGIC, __ATOMIC_RELEASE);
     return 0;
+}
+
+/* Anything else at our name may have been planted: refuse it, naming it. */
+static int check_ours(int fd, const char *path, struct stat *st)
+{
+    if (fstat(fd, st))
+        return errno;
+    if (!S_ISREG(st->st_mode)) {
+        fprintf(stderr, "softib: refusing fabric %s: not a regular file\n", path);
+        return EPERM;
+    }
+    if (st->st_uid != geteuid()) {
+        fprintf(stderr, "softib: refusing fabric %s: owned by uid %u, not by uid %u; remove it\n",
+                path, (unsigned)st->st_uid, (unsigned)geteuid());
+        return EPERM;
+    }
+    if (st->st_mode & 077) {
+        fprintf(stderr,
+                "softib: refusing fabric %s: mode %04o lets other users open it (want 0600); "
+                "remove it\n",
+                path, (unsigned)(st->st_mode & 07777));
+        return EACCES;
+    }
+    return 0;
+}
+
+static int open_failed(const char *path, int err)
+{
+    if (err == ELOOP) {
+        fprintf(stderr, "softib: refusing fabric %s: a symbolic link; remove it\n", path);
+        return EPERM;
+    }
+    if (err != ENOENT)
+        fprintf(stderr, "softib: cannot open fabric %s: %s\n", path, strerror(err));
+    return err;
 }
 
 int sib_fabric_map(struct sib_fabric *f, const char *path, bool writable)
 {
     struct stat st;
     void *p;
+    int rc;
 
     memset(f, 0, sizeof(*f));
     snprintf(f->path, sizeof(f->path), "%s", path);
-    f->fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+    f->fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
     if (f->fd < 0)
-        return errno;
-    if (fstat(f->fd, &st) || st.st_size < (off_t)sizeof(struct sib_hdr)) {
+        return open_failed(path, errno);
+    rc = check_ours(f->fd, path, &st);
+    if (!rc && st.st_size < (off_t)sizeof(struct sib_hdr))
+        rc = EPROTO;
+    if (rc) {
         close(f->fd);
-        return EPROTO;
+        return rc;
     }
     p = mmap(NULL, (size_t)st.st_size, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, f->fd,
              0);
@@ -240,23 +322,48 @@ void sib_fabric_unmap(struct sib_fabric *f)
     f->fd = -1;
 }
 
-/* Open (creating if needed) the file, flock()ed, and not a stale unlinked one. */
+/*
+ * Open the file, creating it if needed, flock()ed and not a stale unlinked
+ * one. Created exclusively (O_EXCL: never through a link, never someone
+ * else's file); an existing one is opened without following a symbolic
+ * link and must pass check_ours before anything is read, locked or sized.
+ */
 static int open_locked(const char *path, struct stat *st)
 {
     for (;;) {
-        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        int rc;
 
+        if (fd < 0 && errno == EEXIST)
+            fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT)
+            continue; /* removed between the two opens */
         if (fd < 0)
-            return -errno;
-        if (flock(fd, LOCK_EX) || fstat(fd, st)) {
-            int err = errno;
+            return -open_failed(path, errno);
+        rc = check_ours(fd, path, st);
+        if (!rc && flock(fd, LOCK_EX))
+            rc = errno;
+        if (!rc && fstat(fd, st))
+            rc = errno;
+        if (rc) {
             close(fd);
-            return -err;
+            return -rc;
         }
         if (st->st_nlink > 0)
             return fd;
         close(fd); /* the last user unlinked it while we waited */
     }
+}
+
+/* Remove the name only if it still is the file we have open (flock held). */
+static void unlink_ours(const struct sib_fabric *f)
+{
+    struct stat mine, named;
+
+    if (fstat(f->fd, &mine) || lstat(f->path, &named))
+        return;
+    if (mine.st_dev == named.st_dev && mine.st_ino == named.st_ino)
+        unlink(f->path);
 }
 
 static int map_new(struct sib_fabric *f, const char *path)
@@ -395,6 +502,95 @@ static bool fabric_unused(struct sib_fabric *f)
     return live == 0;
 }
 
+/* ---- fabrics nobody is on any more ---- */
+
+/* With the flock held: is any context of the file's table alive? Joining
+ * and leaving take the flock, so no context can appear meanwhile. A file
+ * that is not a whole fabric of this version, or was made in another pid
+ * namespace, is not judged (left alone). */
+static bool has_live_context(int fd, const struct stat *st, bool *judged)
+{
+    const struct sib_hdr *h;
+    struct sib_fabric f = {.fd = fd, .size = (uint64_t)st->st_size};
+    bool live = false;
+    void *p;
+
+    *judged = false;
+    if (st->st_size == 0) {
+        *judged = true; /* its creator died before sizing it */
+        return false;
+    }
+    if (st->st_size < (off_t)sizeof(struct sib_hdr))
+        return false;
+    p = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        return false;
+    f.base = p;
+    f.hdr = p;
+    h = f.hdr;
+    if (h->magic == 0) {
+        *judged = true; /* its creator died before initialising it */
+    } else if (h->magic == SIB_MAGIC && h->version == SIB_VERSION && h->size == f.size &&
+               h->ctx_off + SIB_MAX_CTX * sizeof(struct sib_fctx) <= f.size &&
+               h->pidns == sib_pidns()) { /* its pids mean something here */
+        *judged = true;
+        for (uint32_t i = 0; i < SIB_MAX_CTX && !live; i++) {
+            const struct sib_fctx *c = sib_fctx_at(&f, i);
+
+            live = c->in_use && sib_pid_alive(c->pid, c->start_time);
+        }
+    }
+    munmap(p, (size_t)st->st_size);
+    return live;
+}
+
+/* Remove path if it is a fabric of ours with nobody alive on it. */
+static bool sweep_one(const char *path)
+{
+    struct stat st, named;
+    bool judged, gone = false;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+    if (fd < 0)
+        return false;
+    /* never wait for a fabric in use: whoever holds the flock is joining or
+     * leaving it, and the last one out removes it anyway */
+    if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 077) &&
+        !flock(fd, LOCK_EX | LOCK_NB)) {
+        if (!fstat(fd, &st) && st.st_nlink > 0 && !has_live_context(fd, &st, &judged) && judged &&
+            !lstat(path, &named) && named.st_dev == st.st_dev && named.st_ino == st.st_ino)
+            gone = unlink(path) == 0;
+        flock(fd, LOCK_UN);
+    }
+    close(fd);
+    return gone;
+}
+
+int sib_fabric_sweep(const char *keep, void (*removed)(const char *path))
+{
+    char path[512];
+    struct dirent *e;
+    int n = 0;
+    DIR *d = opendir(SIB_FABRIC_DIR);
+
+    if (!d)
+        return 0;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, SIB_FABRIC_BASE, strlen(SIB_FABRIC_BASE)))
+            continue;
+        snprintf(path, sizeof(path), SIB_FABRIC_DIR "%s", e->d_name);
+        if (keep && !strcmp(path, keep))
+            continue;
+        if (sweep_one(path)) {
+            n++;
+            if (removed)
+                removed(path);
+        }
+    }
+    closedir(d);
+    return n;
+}
+
 int sib_fabric_join(struct sib_fabric *f, const char *path, uint32_t *slot)
 {
     struct stat st;
@@ -403,6 +599,9 @@ int sib_fabric_join(struct sib_fabric *f, const char *path, uint32_t *slot)
     if (f->refs > 0 && f->pid != getpid())
         f->refs = 0; /* inherited across fork(): the parent's, not ours */
     if (f->refs == 0) {
+        /* fabrics of dead jobs (killed without a chance to leave, as by
+         * MPI_Abort) are removed by the next process of the user to come */
+        sib_fabric_sweep(path, NULL);
         rc = map_new(f, path);
         if (rc)
             return rc;
@@ -415,7 +614,7 @@ int sib_fabric_join(struct sib_fabric *f, const char *path, uint32_t *slot)
     if (!rc)
         rc = ctx_alloc(f, slot);
     if (rc && f->refs == 0 && fabric_unused(f))
-        unlink(f->path); /* nobody joined: leave nothing behind */
+        unlink_ours(f); /* nobody joined: leave nothing behind */
     flock(f->fd, LOCK_UN);
     if (rc) {
         if (f->refs == 0)
@@ -475,12 +674,14 @@ static void release_srqs(struct sib_fabric *f, uint32_t owner)
 
 static void release_mrs(struct sib_fabric *f, uint32_t owner)
 {
+    sib_mr_lock(f);
     for (uint32_t i = 0; i < SIB_MAX_MR; i++) {
         struct sib_fmr *m = sib_fmr_at(f, i);
 
         if (m->lkey && m->owner == owner)
             sib_fmr_clear(m);
     }
+    sib_mr_unlock(f);
 }
 
 static void ctx_release(struct sib_fabric *f, uint32_t slot)
@@ -520,7 +721,7 @@ void sib_fabric_leave(struct sib_fabric *f, uint32_t slot)
     live = sib_reclaim(f);
     sib_unlock(&h->lock);
     if (live == 0 && locked)
-        unlink(f->path);
+        unlink_ours(f);
     if (locked)
         flock(f->fd, LOCK_UN);
     if (--f->refs == 0)

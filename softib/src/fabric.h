@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The fabric: one shared-memory file per host (per SOFTIB_FABRIC name)
- * holding every table the device needs to be seen from all processes:
+ * The fabric: one shared-memory file per job (knobs.c names it) holding
+ * every table the device needs to be seen from all processes:
  * contexts (one LID each), QPs with their receive queues, CQ rings, SRQs
  * and MRs. Everything inside is addressed by offset, since each process
  * maps the file at its own address. Locks are robust process-shared
  * mutexes, so a process killed while holding one does not wedge the rest.
  *
  * Lock order: global -> QP -> SRQ -> CQ -> atomic; a context's event lock
- * is a leaf. The execution engine never takes the global lock.
+ * and the MR lock are leaves. The execution engine never takes the global
+ * lock.
  */
 #ifndef SIB_FABRIC_H
 #define SIB_FABRIC_H
@@ -21,7 +22,7 @@
 #include "softib/softib.h"
 
 #define SIB_MAGIC   0x3130626974666f73ull /* "softib01" */
-#define SIB_VERSION 3
+#define SIB_VERSION 4
 
 #define SIB_MAX_CTX       1024
 #define SIB_QP_SLOT_BITS  14
@@ -98,8 +99,9 @@ struct sib_fqp {
     uint32_t gen; /* 10 bits, part of the QPN */
     uint32_t owner;
     int32_t pid;
-    uint8_t type;  /* IBV_QPT_RC / IBV_QPT_UD */
-    uint8_t state; /* enum ibv_qp_state */
+    uint64_t start_time; /* the owner's, as in its context */
+    uint8_t type;        /* IBV_QPT_RC / IBV_QPT_UD */
+    uint8_t state;       /* enum ibv_qp_state */
     uint8_t sq_sig_all;
     uint8_t port;
     uint16_t pkey_index;
@@ -164,7 +166,9 @@ struct sib_fsrq {
     uint64_t owner_ptr;
 };
 
-/* MR slots are read without locks under a sequence counter. */
+/* MR slots are read without locks under a sequence counter; they are
+ * written under the MR lock (sib_hdr.mr_lock), so a reader that keeps
+ * finding the counter odd can take the lock instead of spinning. */
 struct sib_fmr {
     uint32_t seq; /* odd while being written */
     uint32_t lkey;
@@ -172,6 +176,7 @@ struct sib_fmr {
     uint32_t access;
     uint32_t owner;
     int32_t pid;
+    uint64_t start_time; /* the owner's: pid and start time name the process */
     uint64_t pd;
     uint64_t addr;
     uint64_t iova;
@@ -188,8 +193,10 @@ struct sib_hdr {
     uint64_t id;   /* random: tells fabric incarnations apart */
     uint32_t roce; /* link layer chosen by the creator */
     uint32_t mtu_enum;
+    uint64_t pidns;       /* inode of the creator's pid namespace: where pids mean something */
     struct sib_lock lock; /* tables and heap */
     struct sib_lock atomic_lock;
+    struct sib_lock mr_lock; /* MR slot writers; readers that gave up spinning */
     uint32_t next_lid;
     uint32_t pad;
     sib_off ctx_off, qp_off, cq_off, srq_off, mr_off;
@@ -235,20 +242,41 @@ static inline struct sib_fmr *sib_fmr_at(const struct sib_fabric *f, uint32_t i)
     return (struct sib_fmr *)(f->base + f->hdr->mr_off) + i;
 }
 
-/* Kill an MR slot's keys; readers retry around the sequence counter. */
-static inline void sib_fmr_clear(struct sib_fmr *m)
+/*
+ * Writing an MR slot, MR lock held. An odd counter found here was left by a
+ * writer that died mid-update (writers hold the lock): start from the next
+ * odd value, so the end of this write makes it even again.
+ */
+static inline void sib_fmr_write_begin(struct sib_fmr *m)
+{
+    uint32_t s = __atomic_load_n(&m->seq, __ATOMIC_RELAXED);
+
+    __atomic_fetch_add(&m->seq, (s & 1) ? 2 : 1, __ATOMIC_ACQ_REL);
+}
+
+static inline void sib_fmr_write_end(struct sib_fmr *m)
 {
     __atomic_fetch_add(&m->seq, 1, __ATOMIC_ACQ_REL);
+}
+
+/* Kill an MR slot's keys (MR lock held); readers retry around the counter. */
+static inline void sib_fmr_clear(struct sib_fmr *m)
+{
+    sib_fmr_write_begin(m);
     m->lkey = m->rkey = 0;
-    __atomic_fetch_add(&m->seq, 1, __ATOMIC_ACQ_REL);
+    sib_fmr_write_end(m);
 }
 
 void sib_lock_init(struct sib_lock *l);
 void sib_lock(struct sib_lock *l);
 void sib_unlock(struct sib_lock *l);
 void sib_lock_lazy_init(struct sib_lock *l, uint32_t *ready); /* global lock held */
+/* The MR lock; an MR slot a dead holder left half-written is cleared. */
+void sib_mr_lock(struct sib_fabric *f);
+void sib_mr_unlock(struct sib_fabric *f);
 
-/* Map an existing fabric without joining it (softib-info). 0 or errno. */
+/* Map an existing fabric without joining it (softib-info). 0 or errno;
+ * like joining, refuses files that are not ours alone (message on stderr). */
 int sib_fabric_map(struct sib_fabric *f, const char *path, bool writable);
 void sib_fabric_unmap(struct sib_fabric *f);
 
@@ -256,11 +284,15 @@ void sib_fabric_unmap(struct sib_fabric *f);
 int sib_fabric_join(struct sib_fabric *f, const char *path, uint32_t *slot);
 /* Leave: release everything slot owns; the last one out unlinks the file. */
 void sib_fabric_leave(struct sib_fabric *f, uint32_t slot);
+/* Remove every fabric file of ours (but keep) on which no process is alive;
+ * removed(path) is told of each. Returns how many. */
+int sib_fabric_sweep(const char *keep, void (*removed)(const char *path));
 
 sib_off sib_heap_alloc(struct sib_fabric *f, uint64_t bytes); /* global lock held */
 void sib_heap_free(struct sib_fabric *f, sib_off off, uint64_t bytes);
 
 bool sib_pid_alive(int32_t pid, uint64_t start_time);
+uint64_t sib_pidns(void); /* this process's pid namespace (inode), 0 if unknown */
 uint64_t sib_pid_start_time(int32_t pid);
 /* Release resources of dead contexts; global lock held. Returns live contexts. */
 uint32_t sib_reclaim(struct sib_fabric *f);

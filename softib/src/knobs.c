@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,21 +74,111 @@ static int env_u32(const char *name, uint32_t max, uint32_t *out)
     return rc;
 }
 
+#define NAME_CHARS   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
+#define NAME_MAX_LEN 64
+
+static uint32_t fnv1a(const char *s)
+{
+    uint32_t h = 2166136261u;
+
+    while (*s)
+        h = (h ^ (uint8_t)*s++) * 16777619u;
+    return h;
+}
+
+/* The launcher's daemon on this node when it is Hydra's proxy: Hydra puts
+ * no job identity in the environment, but starts every local process of a
+ * job from one hydra_pmi_proxy. 0 otherwise. */
+static pid_t hydra_proxy(void)
+{
+    char path[64], comm[32] = "";
+    pid_t ppid = getppid();
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/%d/comm", (int)ppid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    n = read(fd, comm, sizeof(comm) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    comm[n] = '\0';
+    return strcmp(comm, "hydra_pmi_proxy\n") ? 0 : ppid;
+}
+
+/*
+ * The job this process belongs to, as its launcher tells: the same string in
+ * every process of one job on this node, a different one in any other job
+ * running at the same time. Empty outside a launcher.
+ */
+static void job_identity(char *out, size_t len)
+{
+    const char *ompi = getenv("OMPI_MCA_ess_base_jobid");
+    const char *key = getenv("OMPI_MCA_orte_precondition_transports");
+    const char *pmix = getenv("PMIX_NAMESPACE");
+    const char *sjob = getenv("SLURM_JOB_ID"), *sstep = getenv("SLURM_STEP_ID");
+    pid_t proxy;
+
+    out[0] = '\0';
+    if (ompi && *ompi) {
+        /* the job id is 16 bits of hashed mpirun pid and a counter; the
+         * transport key, random per mpirun, tells colliding ones apart */
+        if (key && *key)
+            snprintf(out, len, "ompi-%s-%08x", ompi, (unsigned)fnv1a(key));
+        else
+            snprintf(out, len, "ompi-%s", ompi);
+    } else if (pmix && *pmix) {
+        snprintf(out, len, "pmix-%s", pmix);
+    } else if (getenv("PMI_RANK") && (proxy = hydra_proxy())) {
+        snprintf(out, len, "hydra-%d-%llu", (int)proxy,
+                 (unsigned long long)sib_pid_start_time(proxy));
+    } else if (sjob && *sjob && sstep && *sstep) {
+        snprintf(out, len, "slurm-%s.%s", sjob, sstep);
+    }
+}
+
+/* <uid>-<job> in the characters a name may have; a name that had to be
+ * changed or shortened ends with a hash of the original, so that two jobs
+ * never end up with the same name. */
+static void job_fabric_name(const char *job, char *out, size_t len)
+{
+    char raw[256];
+    size_t n;
+    bool changed;
+
+    snprintf(raw, sizeof(raw), "%u-%s", (unsigned)getuid(), job);
+    n = strlen(raw);
+    changed = n > NAME_MAX_LEN || strspn(raw, NAME_CHARS) != n;
+    snprintf(out, len, "%.*s", changed ? NAME_MAX_LEN - 9 : NAME_MAX_LEN, raw);
+    for (char *p = out; *p; p++)
+        if (!strchr(NAME_CHARS, *p))
+            *p = '_';
+    if (changed)
+        snprintf(out + strlen(out), len - strlen(out), "-%08x", (unsigned)fnv1a(raw));
+}
+
 static int load_fabric_name(void)
 {
     const char *v = getenv("SOFTIB_FABRIC");
+    char job[200], name[NAME_MAX_LEN + 1];
     uint64_t mb = 1024;
 
     if (v && *v) {
-        if (strlen(v) > 64 || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                        "0123456789._-") != strlen(v))
+        if (strlen(v) > NAME_MAX_LEN || strspn(v, NAME_CHARS) != strlen(v))
             return bad("SOFTIB_FABRIC", v, "a name of up to 64 letters, digits, '.', '_', '-'");
-        snprintf(sib_knobs.fabric_path, sizeof(sib_knobs.fabric_path), "/dev/shm/softib-fabric-%s",
-                 v);
+        snprintf(name, sizeof(name), "%s", v);
     } else {
-        snprintf(sib_knobs.fabric_path, sizeof(sib_knobs.fabric_path), "/dev/shm/softib-fabric-%u",
-                 (unsigned)getuid());
+        /* one fabric per job: a stopped or dying process of one job cannot
+         * hold up another, and jobs never see each other's tables */
+        job_identity(job, sizeof(job));
+        if (job[0])
+            job_fabric_name(job, name, sizeof(name));
+        else
+            snprintf(name, sizeof(name), "%u", (unsigned)getuid());
     }
+    snprintf(sib_knobs.fabric_path, sizeof(sib_knobs.fabric_path), "%s%s", SIB_FABRIC_PREFIX, name);
     if (env_u64("SOFTIB_FABRIC_MB", 1u << 20, &mb, NULL))
         return EINVAL;
     if (mb < 64)
@@ -172,6 +263,18 @@ static int load_traffic(void)
     return 0;
 }
 
+static int load_ptracer(void)
+{
+    const char *v = getenv("SOFTIB_PTRACER");
+
+    if (!v || !*v || !strcmp(v, "parent"))
+        return 0;
+    if (strcmp(v, "any"))
+        return bad("SOFTIB_PTRACER", v, "parent or any");
+    sib_knobs.ptracer_any = true;
+    return 0;
+}
+
 static void load(void)
 {
     memset(&sib_knobs, 0, sizeof(sib_knobs));
@@ -182,6 +285,8 @@ static void load(void)
         knobs_rc = load_cost();
     if (!knobs_rc)
         knobs_rc = load_traffic();
+    if (!knobs_rc)
+        knobs_rc = load_ptracer();
 }
 
 int sib_knobs_load(void)

@@ -4,10 +4,13 @@
  * IOVA, access) in the fabric's MR table: nothing is pinned, since data
  * moves with process_vm_readv/writev, which fault pages in as needed.
  * Keys are <slot:16><generation:8>, so a stale key never matches a reused
- * slot. Readers use the slot's sequence counter instead of a lock.
+ * slot. Readers use the slot's sequence counter instead of a lock; writers
+ * hold the MR lock, which is where a reader goes when the counter stays odd
+ * (a writer that died mid-update never makes it even again).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -92,10 +95,12 @@ static struct ibv_mr *reg(struct ibv_pd *ibpd, void *addr, size_t length, uint64
         return sib_null(rc);
     }
     m = sib_fmr_at(&sib_fab, idx);
-    __atomic_fetch_add(&m->seq, 1, __ATOMIC_ACQ_REL);
+    sib_mr_lock(&sib_fab);
+    sib_fmr_write_begin(m);
     m->gen = m->gen % 255 + 1;
     m->owner = ctx->slot;
     m->pid = ctx->pid;
+    m->start_time = ctx->f->start_time;
     m->pd = pd->id;
     m->addr = (uintptr_t)addr;
     m->iova = iova;
@@ -103,7 +108,8 @@ static struct ibv_mr *reg(struct ibv_pd *ibpd, void *addr, size_t length, uint64
     m->access = access & (IBV_ACCESS_LOCAL_WRITE | MR_REMOTE);
     m->lkey = (idx << 8) | m->gen;
     m->rkey = (access & MR_REMOTE) ? m->lkey : 0; /* as rxe: no remote access, no rkey */
-    __atomic_fetch_add(&m->seq, 1, __ATOMIC_ACQ_REL);
+    sib_fmr_write_end(m);
+    sib_mr_unlock(&sib_fab);
     sib_unlock(&sib_fab.hdr->lock);
 
     mr->slot = idx;
@@ -148,8 +154,10 @@ SIB_EXPORT int ibv_dereg_mr(struct ibv_mr *ibmr)
     ctx = sib_ctx(ibmr->context);
     m = sib_fmr_at(&sib_fab, mr->slot);
     sib_lock(&sib_fab.hdr->lock);
+    sib_mr_lock(&sib_fab);
     if (m->lkey == ibmr->lkey)
         sib_fmr_clear(m);
+    sib_mr_unlock(&sib_fab);
     sib_unlock(&sib_fab.hdr->lock);
     __atomic_fetch_sub(&sib_pd(ibmr->pd)->users, 1, __ATOMIC_RELAXED);
     SIB_COUNT(ctx->f, mr_deregistered, 1);
@@ -157,25 +165,48 @@ SIB_EXPORT int ibv_dereg_mr(struct ibv_mr *ibmr)
     return 0;
 }
 
+/* A seqlock read retries only while a writer is inside a few stores. */
+#define MR_READ_TRIES 128
+
+static bool mr_read(const struct sib_fmr *m, struct sib_fmr *out)
+{
+    uint32_t s1, s2;
+
+    s1 = __atomic_load_n(&m->seq, __ATOMIC_ACQUIRE);
+    if (s1 & 1)
+        return false;
+    memcpy(out, m, sizeof(*out));
+#if defined(__SANITIZE_THREAD__)
+    s2 = __atomic_load_n(&m->seq, __ATOMIC_SEQ_CST); /* TSan does not model fences */
+#else
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    s2 = __atomic_load_n(&m->seq, __ATOMIC_RELAXED);
+#endif
+    return s1 == s2;
+}
+
 bool sib_mr_lookup(uint32_t key, bool remote, struct sib_fmr *out)
 {
     uint32_t idx = key >> 8;
-    const struct sib_fmr *m;
-    uint32_t s1, s2;
+    struct sib_fmr *m;
+    int tries;
 
     if (!key || idx >= SIB_MAX_MR)
         return false;
     m = sib_fmr_at(&sib_fab, idx);
-    do {
-        s1 = __atomic_load_n(&m->seq, __ATOMIC_ACQUIRE);
+    for (tries = 0; tries < MR_READ_TRIES && !mr_read(m, out); tries++)
+        if (tries >= MR_READ_TRIES / 2)
+            sched_yield();
+    if (tries == MR_READ_TRIES) {
+        /* The writer is slow, or died with the counter odd. Writers hold
+         * the MR lock: wait for it there instead of spinning; a dead
+         * writer's slot is cleared by whoever takes the lock next. */
+        sib_mr_lock(&sib_fab);
+        if (__atomic_load_n(&m->seq, __ATOMIC_ACQUIRE) & 1)
+            sib_fmr_clear(m); /* odd with the lock free: nobody is writing it */
         memcpy(out, m, sizeof(*out));
-#if defined(__SANITIZE_THREAD__)
-        s2 = __atomic_load_n(&m->seq, __ATOMIC_SEQ_CST); /* TSan does not model fences */
-#else
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        s2 = __atomic_load_n(&m->seq, __ATOMIC_RELAXED);
-#endif
-    } while ((s1 & 1) || s1 != s2);
+        sib_mr_unlock(&sib_fab);
+    }
     return (remote ? out->rkey : out->lkey) == key;
 }
 

@@ -141,6 +141,7 @@ static int fabric_qp_init(struct sib_qp *qp, struct sib_context *ctx,
     f->gen = f->gen % 1023 + 1; /* the QPN is <gen:10><slot:14>, never 0 or 1 */
     f->owner = ctx->slot;
     f->pid = ctx->pid;
+    f->start_time = ctx->f->start_time;
     f->type = (uint8_t)a->qp_type;
     f->state = IBV_QPS_RESET;
     f->sq_sig_all = a->sq_sig_all != 0;

@@ -75,6 +75,7 @@ static void responder_completion(struct rc_op *op, const struct sib_rwqe *r,
 static enum rc_verdict do_send(struct rc_op *op)
 {
     struct sib_fqp *d = op->dest;
+    struct sib_peer to = sib_qp_peer(d);
     struct iovec riov[SIB_MAX_SGE];
     struct sib_rwqe *r;
     enum ibv_wc_status st;
@@ -87,7 +88,7 @@ static enum rc_verdict do_send(struct rc_op *op)
         return RC_RNR;
     st = sib_recv_iov(pd, r, op->w->len, riov, &nr);
     if (st == IBV_WC_SUCCESS) {
-        rc = sib_xfer(d->pid, true, op->liov, op->nl, riov, nr);
+        rc = sib_xfer(&to, true, op->liov, op->nl, riov, nr);
         if (rc == ESRCH) {
             sib_dest_rq_done(d, false);
             return RC_LOST; /* the responder's process is gone */
@@ -126,6 +127,7 @@ static enum rc_verdict do_rdma(struct rc_op *op, bool write)
     bool imm = op->w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
     struct sib_rwqe *r = NULL;
     struct sib_fmr mr;
+    struct sib_peer to;
     struct sib_rq *rq = NULL;
     struct iovec riov;
     uint64_t va = 0, pd;
@@ -141,7 +143,8 @@ static enum rc_verdict do_rdma(struct rc_op *op, bool write)
     if (op->w->len) {
         riov.iov_base = (void *)(uintptr_t)va;
         riov.iov_len = op->w->len;
-        rc = sib_xfer(mr.pid, write, op->liov, op->nl, &riov, 1);
+        to = sib_mr_peer(&mr);
+        rc = sib_xfer(&to, write, op->liov, op->nl, &riov, 1);
     }
     if (rc && imm)
         sib_dest_rq_done(d, false);
@@ -167,6 +170,7 @@ static enum rc_verdict do_rdma(struct rc_op *op, bool write)
 static enum rc_verdict do_atomic(struct rc_op *op)
 {
     struct sib_fmr mr;
+    struct sib_peer to;
     uint64_t va, orig;
     int rc;
 
@@ -174,7 +178,8 @@ static enum rc_verdict do_atomic(struct rc_op *op)
         return nak(op, IBV_WC_REM_INV_REQ_ERR);
     if (!rkey_ok(op, 8, IBV_ACCESS_REMOTE_ATOMIC, &mr, &va))
         return nak(op, IBV_WC_REM_ACCESS_ERR);
-    rc = sib_atomic(mr.pid, va, op->w->opcode, op->w->compare_add, op->w->swap, &orig);
+    to = sib_mr_peer(&mr);
+    rc = sib_atomic(&to, va, op->w->opcode, op->w->compare_add, op->w->swap, &orig);
     if (rc == ESRCH)
         return RC_LOST;
     if (rc)
@@ -333,8 +338,8 @@ enum sib_batch_step sib_rc_batch(struct sib_qp *qp, uint64_t *now)
     uint32_t mtu, ok = 0;
     struct sib_batch *b;
     struct sib_fmr mr;
-    int32_t pid = 0;
-    bool have_pid = false;
+    struct sib_peer to = {0};
+    bool have_peer = false;
     int n, i, nl, nl_used = 0, nr = 0, rc = 0;
 
     if (head->opcode != IBV_WR_RDMA_WRITE && head->opcode != IBV_WR_RDMA_READ)
@@ -360,10 +365,11 @@ enum sib_batch_step sib_rc_batch(struct sib_qp *qp, uint64_t *now)
         /* a zero-length RDMA carries no address to check */
         if (w->len) {
             if (!rkey_check(d, w->rkey, w->raddr, w->len, need, &mr, &va) ||
-                (have_pid && mr.pid != pid))
+                (have_peer &&
+                 (mr.owner != to.slot || mr.pid != to.pid || mr.start_time != to.start_time)))
                 break;
-            pid = mr.pid;
-            have_pid = true;
+            to = sib_mr_peer(&mr);
+            have_peer = true;
             b->riov[nr].iov_base = (void *)(uintptr_t)va;
             b->riov[nr].iov_len = w->len;
             nr++;
@@ -378,7 +384,7 @@ enum sib_batch_step sib_rc_batch(struct sib_qp *qp, uint64_t *now)
     }
     moved = bytes;
     if (nr)
-        rc = sib_xfer_vec(pid, write, b->liov, nl_used, b->riov, nr, &moved);
+        rc = sib_xfer_vec(&to, write, b->liov, nl_used, b->riov, nr, &moved);
     if (rc == ESRCH) {
         /* the responder's process is gone: nothing arrived, retransmit */
         sib_qp_unlock(d);

@@ -22,8 +22,12 @@
 
 /* ---- knobs.c: environment, clock, randomness, cost model ---- */
 
+#define SIB_FABRIC_DIR    "/dev/shm/"
+#define SIB_FABRIC_BASE   "softib-fabric-"
+#define SIB_FABRIC_PREFIX SIB_FABRIC_DIR SIB_FABRIC_BASE
+
 struct sib_knobs {
-    char fabric_path[128]; /* /dev/shm/softib-fabric-<name> */
+    char fabric_path[128]; /* SIB_FABRIC_PREFIX <name> */
     uint64_t fabric_bytes;
     int mtu_enum;        /* IBV_MTU_* of the port */
     bool roce;           /* SOFTIB_LINK_LAYER=ethernet */
@@ -32,6 +36,7 @@ struct sib_knobs {
     double ud_loss;    /* probability a UD datagram is dropped */
     double ud_reorder; /* probability a UD datagram is held back */
     bool deferred;     /* execute WRs only from poll_cq/get_cq_event */
+    bool ptracer_any;  /* SOFTIB_PTRACER=any: under Yama scope 1, any process may */
     uint64_t seed;
     bool seeded;
     uint32_t wire_latency_us;
@@ -347,7 +352,6 @@ enum sib_step sib_retry_rnr(struct sib_qp *qp, struct sib_swqe *w, uint8_t timer
 void sib_sq_complete(struct sib_qp *qp, struct sib_swqe *w, enum ibv_wc_status st);
 uint64_t sib_progress(struct sib_context *ctx); /* returns earliest deadline (0 = none) */
 void sib_retire_send(uint32_t qp_slot, uint32_t qpn, uint64_t seq);
-bool sib_same_pid(int32_t pid);
 uint32_t sib_npkts(uint64_t len, uint32_t mtu);
 
 /* ---- rc.c ---- */
@@ -362,15 +366,35 @@ void sib_ud_flush_held(struct sib_qp *qp, bool force);
 
 /* ---- xfer.c: moving bytes between address spaces ---- */
 
-/* local <-> remote iovecs in process pid; 0, ESRCH (gone) or EFAULT */
-int sib_xfer(int32_t pid, bool to_remote, const struct iovec *local, int nlocal,
+/* The process behind a QP or an MR, as its context recorded it: a pid alone
+ * may name another process once the owner is dead and the pid reused. */
+struct sib_peer {
+    uint32_t slot; /* its context slot */
+    int32_t pid;
+    uint64_t start_time;
+};
+
+static inline struct sib_peer sib_qp_peer(const struct sib_fqp *q)
+{
+    return (struct sib_peer){.slot = q->owner, .pid = q->pid, .start_time = q->start_time};
+}
+
+static inline struct sib_peer sib_mr_peer(const struct sib_fmr *m)
+{
+    return (struct sib_peer){.slot = m->owner, .pid = m->pid, .start_time = m->start_time};
+}
+
+/* local <-> remote iovecs in the peer's address space; 0, ESRCH (the peer
+ * is gone: nothing was copied to or from anyone else) or EFAULT */
+int sib_xfer(const struct sib_peer *p, bool to_remote, const struct iovec *local, int nlocal,
              const struct iovec *remote, int nremote);
 /* The same over up to SIB_BATCH_IOV iovecs a side, which it consumes; on a
  * failure *done says how many bytes moved before it. */
-int sib_xfer_vec(int32_t pid, bool to_remote, struct iovec *local, int nlocal, struct iovec *remote,
-                 int nremote, uint64_t *done);
-int sib_atomic(int32_t pid, uint64_t va, uint32_t opcode, uint64_t cmp_add, uint64_t swap,
-               uint64_t *orig);
+int sib_xfer_vec(const struct sib_peer *p, bool to_remote, struct iovec *local, int nlocal,
+                 struct iovec *remote, int nremote, uint64_t *done);
+int sib_atomic(const struct sib_peer *p, uint64_t va, uint32_t opcode, uint64_t cmp_add,
+               uint64_t swap, uint64_t *orig);
+void sib_peers_forget(void); /* the last context closed: drop the peers' pidfds */
 
 /* iovecs for the poster's SGEs: checks lkey, PD, bounds and `need` access. */
 enum ibv_wc_status sib_local_iov(struct sib_qp *qp, const struct ibv_sge *sge, uint32_t n,

@@ -58,17 +58,20 @@ static void receiver_completion(struct sib_qp *qp, const struct sib_dgram *d, st
     }
 }
 
-/* Scatter [GRH][payload] into the receive WQE; returns the completion status. */
+/* Scatter [GRH][payload] into the receive WQE; returns the completion
+ * status, or *gone when the receiver's process is not there any more. */
 static enum ibv_wc_status scatter(struct sib_qp *qp, const struct sib_dgram *d, struct sib_fqp *t,
                                   uint64_t pd, const struct sib_rwqe *r, const struct iovec *liov,
-                                  int nl, uint32_t len, bool grh)
+                                  int nl, uint32_t len, bool grh, bool *gone)
 {
     struct iovec riov[SIB_MAX_SGE], src[SIB_MAX_SGE + 1], *rp = riov;
+    struct sib_peer to = sib_qp_peer(t);
     struct ibv_grh hdr;
     enum ibv_wc_status st;
     int nr = 0, ns = 0, rc;
     uint64_t skip = SIB_GRH_BYTES;
 
+    *gone = false;
     st = sib_recv_iov(pd, r, (uint64_t)len + SIB_GRH_BYTES, riov, &nr);
     if (st != IBV_WC_SUCCESS)
         return st;
@@ -92,14 +95,15 @@ static enum ibv_wc_status scatter(struct sib_qp *qp, const struct sib_dgram *d, 
     }
     memcpy(&src[ns], liov, (size_t)nl * sizeof(*liov));
     ns += nl;
-    rc = sib_xfer(t->pid, true, src, ns, rp, nr);
+    rc = sib_xfer(&to, true, src, ns, rp, nr);
+    *gone = rc == ESRCH;
     return rc ? IBV_WC_LOC_PROT_ERR : IBV_WC_SUCCESS;
 }
 
 static void deliver(struct sib_qp *qp, const struct sib_dgram *d, const struct iovec *liov, int nl,
                     uint32_t len)
 {
-    bool grh = sib_fab.hdr->roce || d->ah.is_global;
+    bool grh = sib_fab.hdr->roce || d->ah.is_global, gone;
     struct sib_fqp *t = sib_qp_lookup_lock(d->remote_qpn);
     enum ibv_wc_status st;
     struct sib_rwqe *r;
@@ -119,7 +123,14 @@ static void deliver(struct sib_qp *qp, const struct sib_dgram *d, const struct i
     if (!r) {
         SIB_COUNT(sib_fctx_at(&sib_fab, t->owner), ud_drops_nobuf, 1);
     } else {
-        st = scatter(qp, d, t, pd, r, liov, nl, len, grh);
+        st = scatter(qp, d, t, pd, r, liov, nl, len, grh, &gone);
+        if (gone) {
+            /* a dead receiver's QP: the datagram goes nowhere */
+            sib_dest_rq_done(t, false);
+            sib_qp_unlock(t);
+            drop_other(qp);
+            return;
+        }
         sib_rq_pop(rq);
         receiver_completion(qp, d, t, r, len, grh, st);
         sib_dest_rq_done(t, true);

@@ -2,22 +2,26 @@
 /*
  * softib-info: what is on a softib fabric, in the spirit of ibv_devinfo.
  *
- *   softib-info [-f NAME] [-v] [-c] [--gc]
+ *   softib-info [-f NAME] [-l] [-v] [-c] [--gc]
  *
  * Prints the device and port, the contexts (one per process that opened
  * the device, each with its LID) and every QP with its state and peer.
  * -v adds CQs, SRQs and MRs; -c per-process counters; --gc releases what
  * dead processes left and removes the file if nobody is left on it.
+ * Without -f (or SOFTIB_FABRIC) it does so for every fabric of ours in
+ * /dev/shm, since each job has its own; -l only lists them.
  * Reads the tables without taking their locks: a snapshot, not a lock-step
  * view. Exit status: 0, or 1 when there is no fabric.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sib.h"
@@ -212,29 +216,122 @@ static int gc(struct sib_fabric *f)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: softib-info [-f NAME] [-v] [-c] [--gc]\n"
+            "usage: softib-info [-f NAME] [-l] [-v] [-c] [--gc]\n"
             "  -f, --fabric NAME  the fabric SOFTIB_FABRIC=NAME selects (default: $SOFTIB_FABRIC,\n"
-            "                     else the per-user host fabric)\n"
+            "                     else every fabric of ours in " SIB_FABRIC_DIR ")\n"
+            "  -l, --list         only the fabrics' names and live contexts\n"
             "  -v, --verbose      also CQs, SRQs and MRs\n"
             "  -c, --counters     per-process counters\n"
             "      --gc           reclaim what dead processes left; remove an empty fabric\n");
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every fabric file in /dev/shm that is ours: one per job, and the per-user
+ * one. Returns how many (at most max), sorted. */
+static int our_fabrics(char **paths, int max)
+{
+    struct dirent *e;
+    struct stat st;
+    int n = 0;
+    DIR *d = opendir(SIB_FABRIC_DIR);
+
+    if (!d)
+        return 0;
+    while (n < max && (e = readdir(d))) {
+        char path[512];
+
+        if (strncmp(e->d_name, SIB_FABRIC_BASE, strlen(SIB_FABRIC_BASE)))
+            continue;
+        snprintf(path, sizeof(path), SIB_FABRIC_DIR "%s", e->d_name);
+        if (lstat(path, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+            continue;
+        paths[n] = strdup(path);
+        if (paths[n])
+            n++;
+    }
+    closedir(d);
+    qsort(paths, (size_t)n, sizeof(*paths), by_name);
+    return n;
+}
+
+static uint32_t live_contexts(const struct sib_fabric *f)
+{
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < SIB_MAX_CTX; i++) {
+        const struct sib_fctx *c = sib_fctx_at(f, i);
+
+        n += c->in_use && sib_pid_alive(c->pid, c->start_time);
+    }
+    return n;
+}
+
+enum mode { SHOW, LIST, GC };
+
+static int one(const char *path, enum mode mode, bool verbose, bool counters)
+{
+    struct sib_fabric f;
+    int rc = sib_fabric_map(&f, path, mode == GC);
+
+    if (rc) {
+        const char *why = rc == ENOENT   ? "no process has the device open"
+                          : rc == EPROTO ? "not a fabric of this softib version"
+                                         : strerror(rc);
+
+        if (mode == LIST) {
+            printf("%s\t(%s)\n", path, why);
+            return 0;
+        }
+        fprintf(stderr, "softib-info: no fabric at %s (%s)\n", path, why);
+        return 1;
+    }
+    if (mode == GC) {
+        rc = gc(&f);
+    } else if (mode == LIST) {
+        uint32_t live = live_contexts(&f);
+
+        printf("%s\t%u live context%s\n", path, live, live == 1 ? "" : "s");
+    } else {
+        print_port(&f);
+        print_contexts(&f);
+        print_qps(&f);
+        if (verbose)
+            print_verbose(&f);
+        if (counters)
+            print_counters(&f);
+    }
+    sib_fabric_unmap(&f);
+    return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"fabric", required_argument, NULL, 'f'}, {"verbose", no_argument, NULL, 'v'},
-        {"counters", no_argument, NULL, 'c'},     {"gc", no_argument, NULL, 'g'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"fabric", required_argument, NULL, 'f'},
+        {"list", no_argument, NULL, 'l'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"counters", no_argument, NULL, 'c'},
+        {"gc", no_argument, NULL, 'g'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
-    bool verbose = false, counters = false, do_gc = false;
-    struct sib_fabric f;
-    int o, rc;
+    bool verbose = false, counters = false;
+    enum mode mode = SHOW;
+    char *paths[256];
+    const char *name;
+    int o, n, rc = 0;
 
-    while ((o = getopt_long(argc, argv, "f:vch", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "f:lvch", opts, NULL)) != -1) {
         switch (o) {
         case 'f':
             setenv("SOFTIB_FABRIC", optarg, 1);
+            break;
+        case 'l':
+            mode = LIST;
             break;
         case 'v':
             verbose = true;
@@ -243,7 +340,7 @@ int main(int argc, char **argv)
             counters = true;
             break;
         case 'g':
-            do_gc = true;
+            mode = GC;
             break;
         case 'h':
             usage(stdout);
@@ -255,24 +352,22 @@ int main(int argc, char **argv)
     }
     if (sib_knobs_load())
         return 2;
-    rc = sib_fabric_map(&f, sib_knobs.fabric_path, do_gc);
-    if (rc) {
-        fprintf(stderr, "softib-info: no fabric at %s (%s)\n", sib_knobs.fabric_path,
-                rc == ENOENT ? "no process has the device open" : strerror(rc));
+    name = getenv("SOFTIB_FABRIC");
+    if (name && *name)
+        return one(sib_knobs.fabric_path, mode, verbose, counters);
+    n = our_fabrics(paths, (int)(sizeof(paths) / sizeof(paths[0])));
+    if (n == 0) {
+        fprintf(stderr,
+                "softib-info: no fabric of uid %u in " SIB_FABRIC_DIR
+                " (no process has the device open)\n",
+                (unsigned)geteuid());
         return 1;
     }
-    if (do_gc) {
-        rc = gc(&f);
-        sib_fabric_unmap(&f);
-        return rc ? 1 : 0;
+    for (int i = 0; i < n; i++) {
+        if (mode == SHOW && n > 1)
+            printf("%s==== %s\n", i ? "\n" : "", paths[i]);
+        rc |= one(paths[i], mode, verbose, counters);
+        free(paths[i]);
     }
-    print_port(&f);
-    print_contexts(&f);
-    print_qps(&f);
-    if (verbose)
-        print_verbose(&f);
-    if (counters)
-        print_counters(&f);
-    sib_fabric_unmap(&f);
-    return 0;
+    return rc;
 }

@@ -95,12 +95,38 @@ int t_fabric_stats(struct softib_fabric_stats *st)
     return fn ? fn(st) : ENOSYS;
 }
 
+static char fabric_path[256]; /* the file we saw mapped, if any */
+
+bool t_fabric_path(char *path, size_t len)
+{
+    char line[512];
+    FILE *f = fopen("/proc/self/maps", "r");
+    bool found = false;
+
+    if (!f)
+        return false;
+    while (!found && fgets(line, sizeof(line), f)) {
+        char *p = strstr(line, "/dev/shm/softib-fabric-");
+
+        if (p) {
+            p[strcspn(p, " \n")] = '\0';
+            snprintf(path, len, "%s", p);
+            found = true;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
 bool t_fabric_file_gone(void)
 {
     const char *name = getenv("SOFTIB_FABRIC");
     char path[256];
 
-    if (name && *name)
+    /* the default name depends on the launcher: trust what was mapped */
+    if (fabric_path[0])
+        snprintf(path, sizeof(path), "%s", fabric_path);
+    else if (name && *name)
         snprintf(path, sizeof(path), "/dev/shm/softib-fabric-%s", name);
     else
         snprintf(path, sizeof(path), "/dev/shm/softib-fabric-%u", (unsigned)getuid());
@@ -144,6 +170,8 @@ void t_dev_open(struct t_dev *d)
     d->ctx = ibv_open_device(list[0]);
     ibv_free_device_list(list);
     REQUIRE(d->ctx, "ibv_open_device");
+    if (!fabric_path[0])
+        t_fabric_path(fabric_path, sizeof(fabric_path));
     REQUIRE(!ibv_query_port(d->ctx, 1, &d->port), "ibv_query_port");
     d->roce = d->port.link_layer == IBV_LINK_LAYER_ETHERNET;
     d->gid_index = find_gid(d);

@@ -45,6 +45,8 @@ double t_timeout(void); /* seconds to wait for any one completion */
 int t_counters(struct softib_counters *c);          /* softib only; 0 on success */
 int t_fabric_stats(struct softib_fabric_stats *st); /* softib only */
 bool t_fabric_file_gone(void); /* softib: no /dev/shm file left for our fabric */
+/* softib: the fabric file this process has mapped (false if none) */
+bool t_fabric_path(char *path, size_t len);
 
 /* ---- device ---- */
 

@@ -90,14 +90,8 @@ late_tests="$late_tests global/testing/mir_perf2.x global/testing/perf2.x"
 # them fail the run.
 known_tests=""
 known() { known_tests="$known_tests global/testing/$1.x"; }
-# - libarmci supports MPI_THREAD_SERIALIZED use only (README, Limits; thread
-#   safety is its own issue): these call GA from several threads at once and
-#   end with the error "two threads of rank N called ARMCI at the same time;
-#   MPI_THREAD_MULTIPLE was granted, but this libarmci supports only
-#   MPI_THREAD_SERIALIZED use". They pass over ARMCI-MPI.
-known thread_perf_contig
-known thread_perf_strided
-known threadsafec
+#   (none: GA's threaded tests, thread_perf_contig, thread_perf_strided and
+#   threadsafec, pass since libarmci is thread safe under MPI_THREAD_MULTIPLE)
 
 die() {
     echo "build-ga.sh: error: $*" >&2

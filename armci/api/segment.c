@@ -30,8 +30,27 @@ struct block_index {
     struct block_range *v;
     int n;
     int cap;
-    int last_hit; /* lookups of a process tend to hit the same block */
 };
+
+/*
+ * Each thread remembers the last blocks it resolved, so that the usual
+ * lookup (the same few blocks again and again) takes no lock: an entry is
+ * good while the index has not changed since (index_generation, bumped by
+ * every ARMCI_Malloc and ARMCI_Free under the runtime lock). Using a block
+ * while another thread frees it is the caller's bug in any case.
+ */
+#define RESOLVE_CACHE 4
+struct resolved {
+    uint64_t generation; /* 0: empty */
+    int proc;
+    struct block_range r;
+    uint64_t server_addr;
+    uint32_t rkey;
+};
+static __thread struct resolved resolve_cache[RESOLVE_CACHE]
+    __attribute__((tls_model("initial-exec")));
+static __thread unsigned resolve_next __attribute__((tls_model("initial-exec")));
+static uint64_t index_generation = 1;
 
 /* A registered ARMCI_Malloc_local region. */
 struct local_region {
@@ -76,9 +95,16 @@ void seg_fini(void)
     }
 }
 
+/* The index changes (runtime lock held): every thread's remembered lookups expire. */
+static void index_changed(void)
+{
+    __atomic_store_n(&index_generation, index_generation + 1, __ATOMIC_RELEASE);
+}
+
 static void index_insert(int proc, struct block_range r)
 {
     struct block_index *ix = &index_of[proc];
+    index_changed();
     if (ix->n == ix->cap) {
         ix->cap = ix->cap ? 2 * ix->cap : 8;
         ix->v = xrealloc(ix->v, sizeof(*ix->v) * ix->cap);
@@ -100,17 +126,12 @@ static void index_remove(int proc, const struct segment *s)
         if (ix->v[i].seg != s)
             ix->v[out++] = ix->v[i];
     ix->n = out;
-    ix->last_hit = 0;
+    index_changed();
 }
 
 static const struct block_range *index_find(int proc, uintptr_t addr)
 {
     struct block_index *ix = &index_of[proc];
-    if (ix->last_hit < ix->n) {
-        const struct block_range *r = &ix->v[ix->last_hit];
-        if (addr >= r->start && addr < r->end)
-            return r;
-    }
     int lo = 0, hi = ix->n - 1;
     while (lo <= hi) {
         int mid = (lo + hi) / 2;
@@ -120,7 +141,6 @@ static const struct block_range *index_find(int proc, uintptr_t addr)
         } else if (addr >= r->end) {
             lo = mid + 1;
         } else {
-            ix->last_hit = mid;
             return r;
         }
     }
@@ -131,15 +151,31 @@ void seg_resolve(const char *call, const char *arg, int proc, const void *addr, 
                  struct target *out)
 {
     uintptr_t a = (uintptr_t)addr;
-    rt_lock(); /* another thread may be allocating or freeing */
-    const struct block_range *r = index_find(proc, a);
-    struct block_range found = r ? *r : (struct block_range){0};
-    const struct segment *s = r ? r->seg : NULL;
-    uint64_t server_addr = s ? s->server_addr[found.member] : 0;
-    uint32_t rkey = s ? s->rkey[found.member] : 0;
-    rt_unlock();
-    r = &found;
-    if (!s)
+    uint64_t generation = __atomic_load_n(&index_generation, __ATOMIC_ACQUIRE);
+    const struct resolved *hit = NULL;
+    for (int i = 0; i < RESOLVE_CACHE && !hit; i++) {
+        const struct resolved *c = &resolve_cache[i];
+        if (c->generation == generation && c->proc == proc && a >= c->r.start && a < c->r.end)
+            hit = c;
+    }
+    if (!hit) {
+        rt_lock(); /* another thread may be allocating or freeing */
+        const struct block_range *found = index_find(proc, a);
+        if (found) {
+            struct resolved *c = &resolve_cache[resolve_next++ % RESOLVE_CACHE];
+            *c = (struct resolved){
+                .generation = index_generation,
+                .proc = proc,
+                .r = *found,
+                .server_addr = found->seg->server_addr[found->member],
+                .rkey = found->seg->rkey[found->member],
+            };
+            hit = c;
+        }
+        rt_unlock();
+    }
+    const struct block_range *r = hit ? &hit->r : NULL;
+    if (!r)
         armci_die(call, "argument %s=%p is not inside ARMCI-allocated memory of process %d", arg,
                   addr, proc);
     if (len > r->end - a)
@@ -157,8 +193,8 @@ void seg_resolve(const char *call, const char *arg, int proc, const void *addr, 
         out->rkey = 0;
     } else {
         out->local = NULL;
-        out->server_addr = server_addr + offset;
-        out->rkey = rkey;
+        out->server_addr = hit->server_addr + offset;
+        out->rkey = hit->rkey;
     }
 }
 

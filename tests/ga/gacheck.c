@@ -11,9 +11,8 @@
 int gat_me, gat_nproc;
 static int failures;
 
-void gat_init(int *argc, char ***argv)
+static void ga_up(void)
 {
-    MPI_Init(argc, argv);
     GA_Initialize();
     gat_me = GA_Nodeid();
     gat_nproc = GA_Nnodes();
@@ -22,9 +21,27 @@ void gat_init(int *argc, char ***argv)
         GA_Error("gat_init: MA_init failed", 0);
 }
 
+void gat_init(int *argc, char ***argv)
+{
+    MPI_Init(argc, argv);
+    ga_up();
+}
+
+void gat_init_threads(int *argc, char ***argv)
+{
+    int provided;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    if (provided != MPI_THREAD_MULTIPLE) {
+        fprintf(stderr, "MPI granted thread level %d, not MPI_THREAD_MULTIPLE\n", provided);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    ga_up();
+}
+
 void gat_fail(const char *file, int line, const char *fmt, ...)
 {
-    if (failures++ < MAX_REPORTS) {
+    /* Threaded programs fail checks from several threads at once. */
+    if (__atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED) < MAX_REPORTS) {
         va_list ap;
         va_start(ap, fmt);
         fprintf(stderr, "FAIL rank %d %s:%d: ", gat_me, file, line);

@@ -21,6 +21,8 @@
 extern int gat_me, gat_nproc;
 
 void gat_init(int *argc, char ***argv);
+/* The same under MPI_THREAD_MULTIPLE: several threads of a process call GA at once. */
+void gat_init_threads(int *argc, char ***argv);
 int gat_finish(const char *prog);
 void gat_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -57,6 +57,18 @@ echo "== connection establishment (softib paper cost model)"
     rm -f "$out/.connect"
 } >"$out/connect.csv"
 
+echo "== threads: MPI_THREAD_SINGLE vs MULTIPLE, message rate with 1, 2, 4 threads"
+{
+    first=1
+    for ns in 0 1; do
+        for level in single multiple; do
+            ARMCI_NODE_SIZE=$ns $run 2 "$build/bench/bench_threads" $level >"$out/.threads"
+            if [ $first = 1 ]; then cat "$out/.threads"; first=0; else tail -n +2 "$out/.threads"; fi
+        done
+    done
+    rm -f "$out/.threads"
+} >"$out/threads.csv"
+
 echo "== barrier latency"
 {
     first=1

@@ -21,6 +21,24 @@ def num(r, key):
     return float(r[key]) if r and r.get(key) not in (None, "") else float("nan")
 
 
+def threads_summary(out):
+    path = out / "threads.csv"
+    if not path.exists():
+        return
+    t = rows(path)
+    for layout in ("same-node", "cross-node"):
+        for op in ("put", "get", "acc"):
+            single = num(pick(t, layout=layout, level="single", op=op, bytes=8), "usec_per_op")
+            multi = num(pick(t, layout=layout, level="multiple", op=op, bytes=8), "usec_per_op")
+            bw_s = num(pick(t, layout=layout, level="single", op=op, bytes=1048576), "MB_per_s")
+            bw_m = num(pick(t, layout=layout, level="multiple", op=op, bytes=1048576), "MB_per_s")
+            rates = [num(pick(t, layout=layout, level="multiple-rate", op=op, threads=n),
+                         "ops_per_s") for n in (1, 2, 4)]
+            print("threads %s %s: 8 B %.3f us SINGLE, %.3f us MULTIPLE (x%.2f); 1 MiB %.0f / %.0f"
+                  " MB/s; 8 B rate with 1, 2, 4 threads %.0f, %.0f, %.0f ops/s"
+                  % (layout, op, single, multi, multi / single, bw_s, bw_m, *rates))
+
+
 def main(out):
     out = Path(out)
     soft = rows(out / "softib.csv")
@@ -108,6 +126,8 @@ def main(out):
               "on-demand %.0f us"
               % (np_, o, s, o / s, len(samples("ondemand", "overlap", np_, "one-to-one")), oa, sa,
                  si, oi))
+
+    threads_summary(out)
 
     bar = rows(out / "barrier.csv")
     for r in bar:

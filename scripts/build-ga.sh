@@ -20,7 +20,7 @@
 #  1. installs libarmci from this source tree into PREFIX (its own Meson build
 #     directory, in the cache; ARMCI_INSTALL=0: only checks that PREFIX holds
 #     ARMCI-ODCM's library and headers);
-#  2. configures GA with --with-armci=PREFIX --enable-f77 MPICC=mpicc
+#  2. configures GA with --with-armci=PREFIX --enable-f77 --enable-thread-safety MPICC=mpicc
 #     MPIF77=mpif77 LDFLAGS=-Wl,-rpath,PREFIX/lib (a RUNPATH: the binaries run
 #     without LD_LIBRARY_PATH), builds it, its test programs, and installs it;
 #  3. proves the binaries use this libarmci: the configure summary links
@@ -182,7 +182,9 @@ if [ "$mode" = odcm ]; then
 else
     headers_hash=system
 fi
-configure_common="--enable-f77 MPICC=mpicc MPIF77=mpif77 ${GA_CONFIGURE_ARGS:-}"
+# --enable-thread-safety: GA's own tables (non-blocking handles) are locked, so its
+# threaded tests test the ARMCI under them, not GA's races.
+configure_common="--enable-f77 --enable-thread-safety MPICC=mpicc MPIF77=mpif77 ${GA_CONFIGURE_ARGS:-}"
 key=$({
     echo "v$cache_version $mode $src_hash $headers_hash prefix=${prefix:-cache}"
     echo "$configure_common"

@@ -6,6 +6,7 @@
 #ifndef ARMCI_WR_ID_H
 #define ARMCI_WR_ID_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum wr_tag {
@@ -14,12 +15,13 @@ enum wr_tag {
     WR_TAG_UD_RECV = 2,
     WR_TAG_UD_SEND = 3,
     WR_TAG_OUTBUF = 4, /* server packed-get buffer (pointer) */
+    WR_TAG_CONN = 5,   /* client connection: a request that retires no work of its own */
 };
 
 static inline uint64_t wr_id_make(uint64_t index_or_pointer, enum wr_tag tag)
 {
-    return tag == WR_TAG_POINTER || tag == WR_TAG_OUTBUF ? index_or_pointer | tag
-                                                         : (index_or_pointer << 3) | tag;
+    bool pointer = tag == WR_TAG_POINTER || tag == WR_TAG_OUTBUF || tag == WR_TAG_CONN;
+    return pointer ? index_or_pointer | tag : (index_or_pointer << 3) | tag;
 }
 
 static inline enum wr_tag wr_id_tag(uint64_t wr_id)

@@ -64,6 +64,8 @@ void conn_ready(struct conn *c)
 
 void conn_destroy(struct conn *c)
 {
+    if (cm_env.on_destroy)
+        cm_env.on_destroy(c);
     char peer[64];
     peer_name(peer, sizeof(peer), c->node);
     rc_qp_destroy(c->qp, peer);

@@ -27,8 +27,7 @@ struct conn {
     struct ibv_qp *qp;
     uint32_t psn; /* my initial packet sequence number */
     uint32_t max_inline;
-    int sq_depth; /* send WRs this QP may have posted */
-    int sq_posted;
+    int sq_depth;    /* send WRs this QP may have posted */
     int credits;     /* server requests that may still be sent */
     int outstanding; /* operations not yet complete at the target (fence waits for 0) */
     double setup_begin;
@@ -51,10 +50,23 @@ struct conn {
     struct work *newest;
     uint64_t updates_sent; /* messages that make the data server write target memory */
     uint64_t updates_done; /* ... answered: in order, a server serves a connection in order */
+    /* Its send queue (transport/send_queue.h). */
+    int sq_posted;             /* requests posted and not yet retired */
+    int sq_unsignaled;         /* requests posted since the last signaled one */
+    int sq_lazy_pending;       /* lazy works since the last signaled request */
+    struct work *lazy_head;    /* works waiting for a later signal, oldest first */
+    struct work *lazy_tail;
+    struct sq_retire *sq_ring; /* per signaled request in flight: what it retires */
+    int sq_ring_head;
+    int sq_ring_count;
+    uint64_t flush_addr; /* where a flush may write */
+    uint32_t flush_rkey;
+    bool sq_dirty; /* lazy works wait for a flush */
 };
 
 struct pending_op;
 struct work;
+struct sq_retire;
 
 /* What the connection manager's user (the transport) lends it for client QPs. */
 struct cm_client_env {
@@ -63,6 +75,8 @@ struct cm_client_env {
     uint32_t max_inline; /* inline data wanted on client QPs */
     /* A connection became ready (called from cm_progress, or during cm_init in static mode). */
     void (*on_ready)(struct conn *c);
+    /* A connection is about to be destroyed: the user forgets what it keeps about it. */
+    void (*on_destroy)(struct conn *c);
 };
 
 void cm_init(const struct cm_client_env *env);

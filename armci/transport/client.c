@@ -17,6 +17,7 @@
 #include "verbs/device.h"
 #include "dataserver/protocol.h"
 #include "transport/replies.h"
+#include "transport/send_queue.h"
 
 struct client_ep ep;
 
@@ -97,9 +98,13 @@ void client_init(void)
 {
     ep.send_budget = CLIENT_SEND_BUDGET;
     /* Every send, every posted reply buffer and the UD channel's buffers can complete at once. */
+    /* Signaled sends, replies and the UD channel can complete at once, and a failing QP
+     * adds an error completion for each of its requests (signaled or not). */
     endpoint_create(&ep.cq, "client",
-                    CLIENT_SEND_BUDGET + CLIENT_REPLY_BUFS + cm_client_cq_entries(), true);
+                    CLIENT_SEND_BUDGET + cfg.send_wqes + CLIENT_REPLY_BUFS + cm_client_cq_entries(),
+                    true);
     endpoint_on(&ep.cq, WR_TAG_POINTER, on_send_completion, NULL);
+    endpoint_on(&ep.cq, WR_TAG_CONN, on_send_completion, NULL);
     recv_pool_create(&ep.replies, "client reply buffers", CLIENT_REPLY_BUFS, REPLY_BUF_SIZE,
                      vdev.pd, &ep.cq, WR_TAG_RECV, on_reply, NULL);
     ep.reply_slots = CLIENT_REPLY_BUFS;
@@ -109,7 +114,11 @@ void client_init(void)
 void client_cm_env(struct cm_client_env *env)
 {
     *env = (struct cm_client_env){
-        .cq = &ep.cq, .srq = ep.replies.srq, .max_inline = 128, .on_ready = conn_on_ready};
+        .cq = &ep.cq,
+        .srq = ep.replies.srq,
+        .max_inline = 128,
+        .on_ready = conn_on_ready,
+        .on_destroy = sq_forget};
 }
 
 void client_fini(void)
@@ -201,15 +210,6 @@ void work_retire(struct work *f)
     work_free = f;
 }
 
-/* Waits for a send slot on c and in the process-wide budget. */
-static void reserve_send(struct conn *c)
-{
-    while (c->sq_posted >= c->sq_depth || ep.sends_posted >= ep.send_budget)
-        progress_wait();
-    c->sq_posted++;
-    ep.sends_posted++;
-}
-
 void reserve_message(struct conn *c)
 {
     while (c->credits <= 0 || ep.reply_slots <= 0)
@@ -226,11 +226,6 @@ static void post_send_wr(struct conn *c, struct ibv_send_wr *wr, const char *wha
         armci_die(NULL, "ibv_post_send (%s to node %d) failed: %s", what, c->node, strerror(rc));
 }
 
-static bool send_slot_free(const struct conn *c)
-{
-    return c->sq_posted < c->sq_depth && ep.sends_posted < ep.send_budget;
-}
-
 void rdma_batch_flush(struct rdma_batch *b)
 {
     if (!b->n)
@@ -244,56 +239,51 @@ void rdma_batch_flush(struct rdma_batch *b)
 }
 
 void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op, void *local,
-                    uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey, struct work *inf)
+                    uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey, struct work *w,
+                    bool last, bool wanted)
 {
     /* Never wait for completions while holding work requests not yet posted. */
-    if (b->n && (b->c != c || b->n == RDMA_BATCH_MAX || !send_slot_free(c)))
+    if (b->n && (b->c != c || b->n == RDMA_BATCH_MAX || !sq_room(c)))
         rdma_batch_flush(b);
-    reserve_send(c);
+    sq_wait_room(c);
     b->c = c;
     int i = b->n++;
     b->sge[i] = (struct ibv_sge){.addr = (uintptr_t)local, .length = (uint32_t)len, .lkey = lkey};
     b->wr[i] = (struct ibv_send_wr){
-        .wr_id = (uintptr_t)inf,
         .sg_list = &b->sge[i],
         .num_sge = 1,
         .opcode = op,
-        .send_flags = IBV_SEND_SIGNALED,
         .wr = {.rdma = {.remote_addr = raddr, .rkey = rkey}},
     };
     /* Small writes are copied into the WR: the source is reusable at once. */
     if (op == IBV_WR_RDMA_WRITE && len <= c->max_inline)
         b->wr[i].send_flags |= IBV_SEND_INLINE;
+    sq_prepare(c, &b->wr[i], w, last, wanted);
+    sq_note_remote(c, raddr, rkey);
     if (i > 0)
         b->wr[i - 1].next = &b->wr[i];
-    inf->what = op == IBV_WR_RDMA_WRITE ? "RDMA write" : "RDMA read";
+    w->what = op == IBV_WR_RDMA_WRITE ? "RDMA write" : "RDMA read";
 }
 
-void post_rdma(struct conn *c, enum ibv_wr_opcode op, void *local, uint32_t lkey, size_t len,
-               uint64_t raddr, uint32_t rkey, struct work *inf)
+void post_message(struct conn *c, struct bounce *b, size_t len, const void *payload,
+                  size_t payload_len, uint32_t payload_lkey, struct work *inf)
 {
-    struct rdma_batch b;
-    rdma_batch_init(&b);
-    rdma_batch_add(&b, c, op, local, lkey, len, raddr, rkey, inf);
-    rdma_batch_flush(&b);
-}
-
-void post_message(struct conn *c, struct bounce *b, size_t len, struct work *inf)
-{
-    reserve_send(c);
-    struct ibv_sge sge = {.addr = (uintptr_t)b->buf, .length = (uint32_t)len, .lkey = b->lkey};
-    struct ibv_send_wr wr = {
-        .wr_id = (uintptr_t)inf,
-        .sg_list = &sge,
-        .num_sge = 1,
-        .opcode = IBV_WR_SEND,
-        .send_flags = IBV_SEND_SIGNALED,
+    sq_wait_room(c);
+    struct ibv_sge sge[2] = {
+        {.addr = (uintptr_t)b->buf, .length = (uint32_t)len, .lkey = b->lkey},
+        {.addr = (uintptr_t)payload, .length = (uint32_t)payload_len, .lkey = payload_lkey},
     };
-    if (len <= c->max_inline)
+    struct ibv_send_wr wr = {
+        .sg_list = sge,
+        .num_sge = payload ? 2 : 1,
+        .opcode = IBV_WR_SEND,
+    };
+    if (len + (payload ? payload_len : 0) <= c->max_inline)
         wr.send_flags |= IBV_SEND_INLINE;
     inf->bounce = b;
     inf->events_left = 2;
     inf->what = "data-server request";
+    sq_prepare(c, &wr, inf, true, true); /* its send completion frees the bounce buffer */
     post_send_wr(c, &wr, inf->what);
 }
 
@@ -316,8 +306,17 @@ struct ds_message *message_begin(struct conn *c, int op, const struct target *t,
 void message_send(struct conn *c, struct ds_message *rq, struct bounce *b, size_t payload,
                   struct work *f, const char *what)
 {
+    message_send_from(c, rq, b, NULL, payload, 0, f, what);
+}
+
+void message_send_from(struct conn *c, struct ds_message *rq, struct bounce *b, const void *from,
+                       size_t payload, uint32_t from_lkey, struct work *f, const char *what)
+{
     rq->token = token_issue(f);
-    post_message(c, b, sizeof(*rq) + payload, f);
+    if (from)
+        post_message(c, b, sizeof(*rq), from, payload, from_lkey, f);
+    else
+        post_message(c, b, sizeof(*rq) + payload, NULL, 0, 0, f);
     f->what = what;
     f->server_update = rq->op == DS_ACC || rq->op == DS_PUT_PACKED || rq->op == DS_ACC_PACKED ||
                        rq->op == DS_PUT_IOV || rq->op == DS_ACC_IOV;

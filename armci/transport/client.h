@@ -4,9 +4,9 @@
  * bounce buffers, and the bookkeeping of operations in flight.
  *
  * Limits that keep every queue from overflowing:
- *   - per connection: at most sq_depth send WRs posted (ARMCI_SEND_WQES);
- *   - per process: at most `send_budget` send WRs posted over all
- *     connections, so the shared CQ never overruns;
+ *   - per connection: at most sq_depth send WRs posted (ARMCI_SEND_WQES),
+ *     and per process at most `send_budget` signaled ones in flight, so the
+ *     shared CQ never overruns (send_queue.h);
  *   - per connection: at most `credits` data-server messages outstanding (the
  *     server returns credits with replies), and per process at most
  *     `reply_slots` (one posted reply buffer each).
@@ -39,8 +39,6 @@ struct work {
     struct conn *conn;
     struct handle *req;    /* counted in here until complete (may be NULL) */
     struct bounce *bounce; /* released on completion */
-    void *copy_to;         /* WORK_READ through a bounce: copy here on completion */
-    size_t copy_len;
     int events_left; /* WORK_MESSAGE: send completion + reply */
     int64_t *result; /* WORK_MESSAGE: where the reply's value goes */
     int32_t *status; /* WORK_MESSAGE: where the reply's status goes; NULL: a rejection is fatal */
@@ -52,14 +50,15 @@ struct work {
     bool fenced;                     /* linked in conn's in-flight list (fences wait for it) */
     uint64_t seq;                    /* its place in conn's issue order */
     struct work *older, *newer;      /* the in-flight list */
+    struct work *lazy_next;          /* in conn's lazy works (send_queue.h) */
     struct work *next_free;
 };
 
 struct client_ep {
     struct endpoint cq;       /* every client QP and the client's UD channel complete here */
     struct recv_pool replies; /* SRQ of all client QPs: one buffer per reply outstanding */
-    int send_budget;          /* send WRs that may be posted at once over all QPs */
-    int sends_posted;
+    int send_budget;          /* signaled send WRs that may be in flight over all QPs */
+    int signaled;
     int outstanding; /* operations not yet complete, over all connections */
     int reply_slots; /* free reply buffers = messages that may still be sent */
     void *bounce_region;
@@ -123,14 +122,19 @@ static inline void rdma_batch_init(struct rdma_batch *b)
     b->n = 0;
 }
 
+/*
+ * One request of work w: `last` if it is w's last, `wanted` if w's
+ * completion is awaited soon (otherwise w may complete lazily: send_queue.h).
+ */
 void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op, void *local,
-                    uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey, struct work *inf);
+                    uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey, struct work *w,
+                    bool last, bool wanted);
 void rdma_batch_flush(struct rdma_batch *b);
 
-/* Posting; each waits (making progress) while a queue limit is reached. */
-void post_rdma(struct conn *c, enum ibv_wr_opcode op, void *local, uint32_t lkey, size_t len,
-               uint64_t raddr, uint32_t rkey, struct work *inf);
-void post_message(struct conn *c, struct bounce *b, size_t len, struct work *inf);
+/* A data-server message in b (len bytes), with `payload` bytes more from registered memory
+ * (payload_lkey) when payload is not NULL; waits while a queue limit is reached. */
+void post_message(struct conn *c, struct bounce *b, size_t len, const void *payload,
+                  size_t payload_len, uint32_t payload_lkey, struct work *inf);
 /* Reserves a message credit on c (waits for one). */
 void reserve_message(struct conn *c);
 
@@ -144,6 +148,10 @@ struct ds_message *message_begin(struct conn *c, int op, const struct target *t,
                                  uint64_t len, struct bounce **b);
 void message_send(struct conn *c, struct ds_message *rq, struct bounce *b, size_t payload,
                   struct work *f, const char *what);
+/* The same with the payload taken in place from registered memory (from, from_lkey): the
+ * SEND gathers the header and the payload, so the payload is not copied on this side. */
+void message_send_from(struct conn *c, struct ds_message *rq, struct bounce *b, const void *from,
+                       size_t payload, uint32_t from_lkey, struct work *f, const char *what);
 
 /*
  * Waits until the data server of c's node has applied every update sent to

@@ -18,6 +18,7 @@
 #include "core/util.h"
 #include "transport/client.h"
 #include "transport/replies.h"
+#include "transport/send_queue.h"
 
 /* How long to poll before blocking: a reply on its way is cheaper to spin for than to
  * sleep and be woken for (a wake-up costs several microseconds). */
@@ -50,21 +51,11 @@ static const char *status_name(int status)
     }
 }
 
-void on_send_completion(void *ctx, const struct ibv_wc *wc)
+/* The completion of one work's request, in work order (reads: the data is there). */
+static void work_request_done(struct work *f)
 {
-    struct work *f = wr_id_pointer(wc->wr_id);
-    struct conn *c = f->conn;
-    c->sq_posted--;
-    ep.sends_posted--;
-    if (wc->status != IBV_WC_SUCCESS)
-        armci_die(NULL, "%s to node %d failed: %s (vendor error 0x%x)", f->what, c->node,
-                  ibv_wc_status_str(wc->status), wc->vendor_err);
     switch (f->kind) {
     case WORK_READ:
-        if (f->copy_to)
-            memcpy(f->copy_to, f->bounce->buf, f->copy_len);
-        complete(f);
-        break;
     case WORK_WRITE:
         complete(f);
         break;
@@ -76,6 +67,28 @@ void on_send_completion(void *ctx, const struct ibv_wc *wc)
             complete(f);
         break;
     }
+}
+
+/*
+ * A signaled send completion: it retires the run of requests before it on
+ * its connection (send_queue.h), the lazy works among them first, then its
+ * own work if it is a work's last request (tag POINTER) rather than a
+ * flush or a signal inside a run (tag CONN).
+ */
+void on_send_completion(void *ctx, const struct ibv_wc *wc)
+{
+    bool own = wr_id_tag(wc->wr_id) == WR_TAG_POINTER;
+    struct work *f = own ? wr_id_pointer(wc->wr_id) : NULL;
+    struct conn *c = own ? f->conn : wr_id_pointer(wc->wr_id);
+    if (wc->status != IBV_WC_SUCCESS)
+        armci_die(NULL, "%s to node %d failed: %s (vendor error 0x%x)",
+                  f ? f->what : "an RDMA operation", c->node, ibv_wc_status_str(wc->status),
+                  wc->vendor_err);
+    struct sq_retire r = sq_completed(c);
+    for (uint32_t i = 0; i < r.lazy; i++)
+        work_request_done(sq_pop_lazy(c));
+    if (f)
+        work_request_done(f);
 }
 
 void on_reply(void *ctx, const struct ibv_wc *wc)
@@ -103,6 +116,7 @@ void on_reply(void *ctx, const struct ibv_wc *wc)
 
 static int poll_all(void)
 {
+    sq_flush_all(); /* lazy works someone may wait for get a completion */
     int n = endpoint_poll(&ep.cq);
     cm_progress();
     conns_drain_ready();

@@ -139,22 +139,27 @@ static void unpack_on_arrival(struct work *f)
 
 /* ---- the RDMA path ---- */
 
-/* One RDMA per chunk of the box, straight from/to registered user memory. */
+/* One RDMA per chunk of the box, straight from/to registered user memory: one work for all
+ * of them, completed by the last (`wanted`: someone waits for it now). */
 static void rdma_in_place(struct conn *c, const struct transfer *x, uint32_t lkey,
-                          struct handle *req)
+                          struct handle *req, bool wanted)
 {
     bool write = x->op == TRANSFER_PUT;
     enum ibv_wr_opcode op = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
     struct stride_desc walk = {x->d.levels, x->d.count, local_strides(x), remote_strides(x)};
+    size_t row = (size_t)x->d.count[0];
+    size_t per_row = (row + MAX_RDMA_CHUNK - 1) / MAX_RDMA_CHUNK;
+    size_t left = per_row * stride_chunks(x->d.count, x->d.levels);
+    struct work *w = work_new(write ? WORK_WRITE : WORK_READ, c, req);
     struct rdma_batch batch;
     rdma_batch_init(&batch);
     struct stride_iter it;
     for (stride_iter_begin(&it, &walk); !it.done; stride_iter_next(&it)) {
-        for (size_t off = 0; off < (size_t)x->d.count[0]; off += MAX_RDMA_CHUNK) {
-            size_t n = MIN(MAX_RDMA_CHUNK, (size_t)x->d.count[0] - off);
+        for (size_t off = 0; off < row; off += MAX_RDMA_CHUNK) {
+            size_t n = MIN(MAX_RDMA_CHUNK, row - off);
             rdma_batch_add(&batch, c, op, x->local + it.src_off + off, lkey, n,
-                           x->remote.server_addr + it.dst_off + off, x->remote.rkey,
-                           work_new(write ? WORK_WRITE : WORK_READ, c, req));
+                           x->remote.server_addr + it.dst_off + off, x->remote.rkey, w, --left == 0,
+                           wanted);
         }
     }
     rdma_batch_flush(&batch);
@@ -163,7 +168,7 @@ static void rdma_in_place(struct conn *c, const struct transfer *x, uint32_t lke
 /*
  * Through bounce buffers, one piece (at most one buffer) at a time: packed
  * before its writes, or unpacked when the last read of the piece completes.
- * The piece's last operation releases the buffer (a QP completes in order).
+ * Each piece is one work, whose completion releases its buffer.
  */
 static void rdma_bounced(struct conn *c, const struct transfer *x, struct handle *req)
 {
@@ -183,20 +188,20 @@ static void rdma_bounced(struct conn *c, const struct transfer *x, struct handle
         int packed[ARMCI_MAX_STRIDE_LEVEL];
         stride_packed(p.count, p.levels, packed);
         struct stride_desc walk = {p.levels, p.count, packed, remote_strides(x)};
-        struct stride_iter it;
-        struct work *last = NULL;
-        for (stride_iter_begin(&it, &walk); !it.done; stride_iter_next(&it)) {
-            last = work_new(kind, c, req);
-            rdma_batch_add(&batch, c, op, (char *)b->buf + it.src_off, b->lkey, (size_t)p.count[0],
-                           x->remote.server_addr + p.dst_off + it.dst_off, x->remote.rkey, last);
-        }
+        struct work *f = work_new(kind, c, req);
         if (write) {
-            last->bounce = b;
+            f->bounce = b;
         } else {
-            last->data = b;
-            last->on_done = unpack_on_arrival;
-            last->ctx = unpack_ctx_new(&p, local_strides(x), x->local + p.src_off);
+            f->data = b;
+            f->on_done = unpack_on_arrival;
+            f->ctx = unpack_ctx_new(&p, local_strides(x), x->local + p.src_off);
         }
+        size_t left = stride_chunks(p.count, p.levels);
+        struct stride_iter it;
+        for (stride_iter_begin(&it, &walk); !it.done; stride_iter_next(&it))
+            rdma_batch_add(&batch, c, op, (char *)b->buf + it.src_off, b->lkey, (size_t)p.count[0],
+                           x->remote.server_addr + p.dst_off + it.dst_off, x->remote.rkey, f,
+                           --left == 0, true);
     }
     rdma_batch_flush(&batch);
 }
@@ -215,7 +220,7 @@ static void rdma_transfer(struct conn *c, const struct transfer *x, struct handl
     size_t extent = stride_extent(local_strides(x), x->d.count, x->d.levels);
     bool contiguous = x->d.levels == 0;
     if (put && contiguous && extent <= c->max_inline) {
-        rdma_in_place(c, x, 0, req);
+        rdma_in_place(c, x, 0, req, false); /* inline: nobody waits for it */
         return;
     }
     uint32_t lkey;
@@ -224,7 +229,7 @@ static void rdma_transfer(struct conn *c, const struct transfer *x, struct handl
         struct handle done = {0};
         /* Zero-copy: a blocking put's source is the NIC's until its writes complete. */
         struct handle *r = put && blocking ? &done : req;
-        rdma_in_place(c, x, lkey, r);
+        rdma_in_place(c, x, lkey, r, blocking); /* a blocking get waits in issue() */
         if (r == &done)
             handle_wait(&done);
         return;

@@ -51,6 +51,7 @@ struct work {
     uint64_t seq;                    /* its place in conn's issue order */
     struct work *older, *newer;      /* the in-flight list */
     struct work *lazy_next;          /* in conn's lazy works (send_queue.h) */
+    struct handle *sent;             /* WORK_MESSAGE sent from user memory: counted until sent */
     struct work *next_free;
 };
 

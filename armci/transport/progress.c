@@ -60,9 +60,13 @@ static void work_request_done(struct work *f)
         complete(f);
         break;
     case WORK_MESSAGE:
-        /* The request buffer is free; the operation waits for its reply. */
+        /* The request buffer (and a payload sent in place) is free; the operation waits
+         * for its reply. */
         bounce_put(f->bounce);
         f->bounce = NULL;
+        if (f->sent)
+            handle_op_done(f->sent);
+        f->sent = NULL;
         if (--f->events_left == 0)
             complete(f);
         break;

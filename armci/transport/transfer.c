@@ -251,10 +251,19 @@ static void server_layout(struct ds_stride *s, const struct stride_piece *p, con
 }
 
 /* Puts and accumulates: each piece packed into a request the server scatters or applies. */
-static void send_packed(struct conn *c, const struct transfer *x, struct handle *req)
+/*
+ * Puts and accumulates: each piece packed into a request the server scatters
+ * or applies. A piece that is one run of registered memory is not copied:
+ * the request's SEND gathers the header and the user's bytes, which then
+ * belong to the operation until that SEND completes (counted in `sent`, if
+ * given: a blocking caller waits there, not for the server's answers).
+ */
+static void send_packed(struct conn *c, const struct transfer *x, struct handle *req,
+                        struct handle *sent)
 {
     bool acc = x->op == TRANSFER_ACC;
     int op = acc ? DS_ACC_PACKED : DS_PUT_PACKED;
+    const char *what = acc ? "accumulate" : "strided put";
     size_t unit = acc ? acc_elem_size(x->datatype) : 1;
     struct piece_walk w;
     struct stride_piece p;
@@ -267,9 +276,19 @@ static void send_packed(struct conn *c, const struct transfer *x, struct handle 
             rq->datatype = (uint8_t)x->datatype;
             memcpy(rq->scale, x->scale, unit);
         }
-        pack_piece(&p, local_strides(x), x->local + p.src_off, (char *)(rq + 1), true);
-        message_send(c, rq, b, p.bytes, work_new(WORK_MESSAGE, c, req),
-                     acc ? "accumulate" : "strided put");
+        struct work *f = work_new(WORK_MESSAGE, c, req);
+        const char *from = x->local + p.src_off;
+        uint32_t lkey;
+        if (p.levels == 0 && net_user_lkey(from, p.bytes, &lkey)) {
+            if (sent) {
+                f->sent = sent;
+                handle_op_started(sent);
+            }
+            message_send_from(c, rq, b, from, p.bytes, lkey, f, what);
+            continue;
+        }
+        pack_piece(&p, local_strides(x), from, (char *)(rq + 1), true);
+        message_send(c, rq, b, p.bytes, f, what);
     }
 }
 
@@ -397,13 +416,14 @@ static bool use_packing(const struct transfer *x)
 
 static void issue_box(struct conn *c, const struct transfer *x, struct handle *req, bool blocking)
 {
-    if (x->op == TRANSFER_ACC) {
-        send_packed(c, x, req); /* the payload is copied: the source is free at once */
+    if (x->op == TRANSFER_ACC || (use_packing(x) && x->op == TRANSFER_PUT)) {
+        /* A blocking call returns when the source may be reused: copied, or sent. */
+        struct handle sent = {0};
+        send_packed(c, x, req, blocking ? &sent : NULL);
+        if (sent.pending)
+            handle_wait(&sent);
     } else if (use_packing(x)) {
-        if (x->op == TRANSFER_PUT)
-            send_packed(c, x, req);
-        else
-            get_packed(c, x, req);
+        get_packed(c, x, req);
     } else {
         rdma_transfer(c, x, req, blocking);
     }

@@ -12,7 +12,10 @@
 #include "verbs/device.h"
 
 static bool active;
-static struct net_mr *user_regions; /* net_reg_user's, newest first */
+/* net_reg_user's registrations, sorted by address (they do not overlap): the put path looks
+ * its source up here, by binary search. */
+static struct net_mr **user_regions;
+static int nuser, capuser;
 
 bool net_active(void)
 {
@@ -32,6 +35,9 @@ void net_init(void)
 
 void net_fini(void)
 {
+    free(user_regions);
+    user_regions = NULL;
+    nuser = capuser = 0;
     if (!active)
         return;
     verbs_device_close();
@@ -51,26 +57,47 @@ struct net_mr *net_reg(const char *call, void *addr, size_t len, bool remote)
     return m;
 }
 
+/* Index of the first region starting after a. */
+static int user_upper_bound(uintptr_t a)
+{
+    int lo = 0, hi = nuser;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if ((uintptr_t)user_regions[mid]->addr <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 struct net_mr *net_reg_user(const char *call, void *addr, size_t len)
 {
     struct net_mr *m = net_reg(call, addr, len, false);
     m->user = true;
-    m->next = user_regions;
-    user_regions = m;
+    if (nuser == capuser) {
+        capuser = capuser ? 2 * capuser : 16;
+        user_regions = xrealloc(user_regions, sizeof(*user_regions) * (size_t)capuser);
+    }
+    int at = user_upper_bound((uintptr_t)addr);
+    memmove(&user_regions[at + 1], &user_regions[at], sizeof(*user_regions) * (size_t)(nuser - at));
+    user_regions[at] = m;
+    nuser++;
     return m;
 }
 
 bool net_user_lkey(const void *addr, size_t len, uint32_t *lkey)
 {
     uintptr_t a = (uintptr_t)addr;
-    for (const struct net_mr *m = user_regions; m; m = m->next) {
-        uintptr_t start = (uintptr_t)m->addr;
-        if (a >= start && a + len <= start + m->len) {
-            *lkey = m->lkey;
-            return true;
-        }
-    }
-    return false;
+    int at = user_upper_bound(a) - 1;
+    if (at < 0)
+        return false;
+    const struct net_mr *m = user_regions[at];
+    uintptr_t start = (uintptr_t)m->addr;
+    if (a + len < a || a + len > start + m->len)
+        return false;
+    *lkey = m->lkey;
+    return true;
 }
 
 void net_dereg(struct net_mr *m)
@@ -78,10 +105,14 @@ void net_dereg(struct net_mr *m)
     if (!m)
         return;
     if (m->user) {
-        struct net_mr **link = &user_regions;
-        while (*link != m)
-            link = &(*link)->next;
-        *link = m->next;
+        int at = user_upper_bound((uintptr_t)m->addr) - 1;
+        while (at >= 0 && user_regions[at] != m)
+            at--;
+        if (at >= 0) {
+            memmove(&user_regions[at], &user_regions[at + 1],
+                    sizeof(*user_regions) * (size_t)(nuser - at - 1));
+            nuser--;
+        }
     }
     if (ibv_dereg_mr(m->mr))
         armci_warn("ibv_dereg_mr of %zu bytes at %p failed: %s", m->len, m->addr, strerror(errno));

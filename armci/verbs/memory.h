@@ -18,8 +18,7 @@ struct net_mr {
     size_t len;
     uint32_t lkey;
     uint32_t rkey;
-    bool user;           /* user-visible memory: found by net_user_lkey */
-    struct net_mr *next; /* in the list of user-visible registrations */
+    bool user; /* user-visible memory: found by net_user_lkey */
 };
 
 bool net_active(void);

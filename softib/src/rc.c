@@ -77,27 +77,21 @@ static enum rc_verdict do_send(struct rc_op *op)
     struct sib_fqp *d = op->dest;
     struct sib_peer to = sib_qp_peer(d);
     struct iovec riov[SIB_MAX_SGE];
-    struct sib_rwqe *r;
+    struct sib_rwqe_taken r;
     enum ibv_wc_status st;
-    struct sib_rq *rq;
     uint64_t pd;
     int nr = 0, rc;
 
-    r = sib_dest_rwqe(d, &rq, &pd);
-    if (!r)
+    if (!sib_dest_take(d, &r, &pd))
         return RC_RNR;
-    st = sib_recv_iov(pd, r, op->w->len, riov, &nr);
+    st = sib_recv_iov(pd, sib_taken_rwqe(&r), op->w->len, riov, &nr);
     if (st == IBV_WC_SUCCESS) {
         rc = sib_xfer(&to, true, op->liov, op->nl, riov, nr);
-        if (rc == ESRCH) {
-            sib_dest_rq_done(d, false);
-            return RC_LOST; /* the responder's process is gone */
-        }
+        if (rc == ESRCH)
+            return RC_LOST; /* the responder's process is gone, and its WQE with it */
         st = rc ? IBV_WC_LOC_PROT_ERR : IBV_WC_SUCCESS;
     }
-    sib_rq_pop(rq);
-    responder_completion(op, r, IBV_WC_RECV, st);
-    sib_dest_rq_done(d, true);
+    responder_completion(op, sib_taken_rwqe(&r), IBV_WC_RECV, st);
     if (st == IBV_WC_LOC_LEN_ERR)
         return nak(op, IBV_WC_REM_INV_REQ_ERR);
     if (st != IBV_WC_SUCCESS)
@@ -125,10 +119,9 @@ static enum rc_verdict do_rdma(struct rc_op *op, bool write)
     struct sib_fqp *d = op->dest;
     uint32_t need = write ? IBV_ACCESS_REMOTE_WRITE : IBV_ACCESS_REMOTE_READ;
     bool imm = op->w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
-    struct sib_rwqe *r = NULL;
+    struct sib_rwqe_taken r;
     struct sib_fmr mr;
     struct sib_peer to;
-    struct sib_rq *rq = NULL;
     struct iovec riov;
     uint64_t va = 0, pd;
     int rc = 0;
@@ -138,24 +131,22 @@ static enum rc_verdict do_rdma(struct rc_op *op, bool write)
     /* a zero-length RDMA carries no address to check */
     if (op->w->len && !rkey_ok(op, op->w->len, need, &mr, &va))
         return nak(op, IBV_WC_REM_ACCESS_ERR);
-    if (imm && !(r = sib_dest_rwqe(d, &rq, &pd)))
-        return RC_RNR;
     if (op->w->len) {
         riov.iov_base = (void *)(uintptr_t)va;
         riov.iov_len = op->w->len;
         to = sib_mr_peer(&mr);
         rc = sib_xfer(&to, write, op->liov, op->nl, &riov, 1);
     }
-    if (rc && imm)
-        sib_dest_rq_done(d, false);
     if (rc == ESRCH)
         return RC_LOST;
     if (rc)
-        return nak(op, IBV_WC_REM_ACCESS_ERR); /* the receive WQE is flushed by nak */
+        return nak(op, IBV_WC_REM_ACCESS_ERR); /* a receive WQE is flushed by nak */
+    /* The immediate's receive WQE is taken once the data is in place: without one the
+     * request is NAKed RNR and retried, writing the same bytes again. */
     if (imm) {
-        sib_rq_pop(rq);
-        responder_completion(op, r, IBV_WC_RECV_RDMA_WITH_IMM, IBV_WC_SUCCESS);
-        sib_dest_rq_done(d, true);
+        if (!sib_dest_take(d, &r, &pd))
+            return RC_RNR;
+        responder_completion(op, sib_taken_rwqe(&r), IBV_WC_RECV_RDMA_WITH_IMM, IBV_WC_SUCCESS);
     }
     if (write) {
         SIB_COUNT(op->qp->ctx->f, rdma_writes, 1);

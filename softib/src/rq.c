@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,32 +100,45 @@ static void srq_consumed(uint32_t srq_slot)
 
 /* ---- where an incoming message lands (the QP's lock held) ---- */
 
-struct sib_rwqe *sib_dest_rwqe(struct sib_fqp *q, struct sib_rq **rq, uint64_t *pd)
+_Static_assert(offsetof(struct sib_rwqe_taken, sge) == offsetof(struct sib_rwqe, sge),
+               "a taken WQE reads as the ring's");
+
+static void take(struct sib_rq *rq, struct sib_rwqe_taken *out)
 {
-    struct sib_rwqe *r;
+    const struct sib_rwqe *r = sib_rq_peek(rq);
+
+    out->wr_id = r->wr_id;
+    out->num_sge = r->num_sge;
+    memcpy(out->sge, r->sge, (size_t)r->num_sge * sizeof(struct ibv_sge));
+    sib_rq_pop(rq);
+}
+
+bool sib_dest_take(struct sib_fqp *q, struct sib_rwqe_taken *out, uint64_t *pd)
+{
+    struct sib_rq *rq;
+    uint32_t slot;
 
     if (!q->srq) {
         *pd = q->pd;
-        *rq = &q->rq;
-        return sib_rq_peek(*rq);
+        if (!sib_rq_peek(&q->rq))
+            return false;
+        take(&q->rq, out);
+        return true;
     }
-    *pd = sib_fsrq_at(&sib_fab, q->srq - 1)->pd;
-    *rq = srq_lock_rq(q->srq - 1);
-    if (!*rq)
-        return NULL; /* the SRQ is gone */
-    r = sib_rq_peek(*rq);
-    if (!r)
-        srq_unlock(q->srq - 1);
-    return r;
-}
-
-void sib_dest_rq_done(struct sib_fqp *q, bool consumed)
-{
-    if (!q->srq)
-        return;
-    if (consumed)
-        srq_consumed(q->srq - 1);
-    srq_unlock(q->srq - 1);
+    /* The SRQ's lock is held only to take the WQE: its owner reposts meanwhile. */
+    slot = q->srq - 1;
+    *pd = sib_fsrq_at(&sib_fab, slot)->pd;
+    rq = srq_lock_rq(slot);
+    if (!rq)
+        return false; /* the SRQ is gone */
+    if (!sib_rq_peek(rq)) {
+        srq_unlock(slot);
+        return false;
+    }
+    take(rq, out);
+    srq_consumed(slot);
+    srq_unlock(slot);
+    return true;
 }
 
 /* ---- SRQ ---- */

@@ -295,11 +295,22 @@ int sib_rq_post(struct sib_rq *rq, const struct ibv_recv_wr *wr);
 struct sib_rwqe *sib_rq_peek(struct sib_rq *rq);
 void sib_rq_pop(struct sib_rq *rq);
 uint32_t sib_rq_count(const struct sib_rq *rq);
-/* The next receive WQE for a message to QP q (q->lock held): from its own
- * queue or its SRQ, which is then left locked until sib_dest_rq_done.
- * NULL when there is none (nothing is left locked). */
-struct sib_rwqe *sib_dest_rwqe(struct sib_fqp *q, struct sib_rq **rq, uint64_t *pd);
-void sib_dest_rq_done(struct sib_fqp *q, bool consumed);
+/* A receive WQE taken off its queue: a copy, so that the queue is free again
+ * (an SRQ's lock released) while the payload moves into its buffers. */
+struct sib_rwqe_taken {
+    uint64_t wr_id;
+    uint32_t num_sge;
+    uint32_t pad;
+    struct ibv_sge sge[SIB_MAX_SGE];
+};
+/* As the struct sib_rwqe it was copied from, for the functions that read one. */
+static inline const struct sib_rwqe *sib_taken_rwqe(const struct sib_rwqe_taken *t)
+{
+    return (const struct sib_rwqe *)(const void *)t;
+}
+/* Takes the next receive WQE for a message to QP q (q->lock held) from its own
+ * queue or its SRQ, and its PD. False when there is none (an RNR, or a drop on UD). */
+bool sib_dest_take(struct sib_fqp *q, struct sib_rwqe_taken *out, uint64_t *pd);
 
 /* ---- qp.c ---- */
 

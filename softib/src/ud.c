@@ -106,8 +106,7 @@ static void deliver(struct sib_qp *qp, const struct sib_dgram *d, const struct i
     bool grh = sib_fab.hdr->roce || d->ah.is_global, gone;
     struct sib_fqp *t = sib_qp_lookup_lock(d->remote_qpn);
     enum ibv_wc_status st;
-    struct sib_rwqe *r;
-    struct sib_rq *rq;
+    struct sib_rwqe_taken r;
     uint64_t pd = 0;
 
     if (!t) {
@@ -119,21 +118,17 @@ static void deliver(struct sib_qp *qp, const struct sib_dgram *d, const struct i
         drop_other(qp);
         return;
     }
-    r = sib_dest_rwqe(t, &rq, &pd);
-    if (!r) {
+    if (!sib_dest_take(t, &r, &pd)) {
         SIB_COUNT(sib_fctx_at(&sib_fab, t->owner), ud_drops_nobuf, 1);
     } else {
-        st = scatter(qp, d, t, pd, r, liov, nl, len, grh, &gone);
+        st = scatter(qp, d, t, pd, sib_taken_rwqe(&r), liov, nl, len, grh, &gone);
         if (gone) {
             /* a dead receiver's QP: the datagram goes nowhere */
-            sib_dest_rq_done(t, false);
             sib_qp_unlock(t);
             drop_other(qp);
             return;
         }
-        sib_rq_pop(rq);
-        receiver_completion(qp, d, t, r, len, grh, st);
-        sib_dest_rq_done(t, true);
+        receiver_completion(qp, d, t, sib_taken_rwqe(&r), len, grh, st);
     }
     sib_qp_unlock(t);
 }

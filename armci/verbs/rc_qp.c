@@ -8,8 +8,8 @@
 
 #include "core/error.h"
 
-struct ibv_qp *rc_qp_create(struct ibv_cq *send_cq, struct ibv_cq *recv_cq, struct ibv_srq *srq,
-                            struct rc_qp_caps *caps, const char *peer)
+int rc_qp_open(struct ibv_cq *send_cq, struct ibv_cq *recv_cq, struct ibv_srq *srq,
+               struct rc_qp_caps *caps, struct ibv_qp **out)
 {
     struct ibv_qp_init_attr attr = {
         .send_cq = send_cq,
@@ -26,12 +26,22 @@ struct ibv_qp *rc_qp_create(struct ibv_cq *send_cq, struct ibv_cq *recv_cq, stru
                 .max_inline_data = (uint32_t)caps->max_inline,
             },
     };
-    struct ibv_qp *qp = ibv_create_qp(vdev.pd, &attr);
-    if (!qp)
-        armci_die(NULL, "ibv_create_qp (RC, to %s, %d send WRs) failed: %s", peer,
-                  caps->max_send_wr, strerror(errno));
+    *out = ibv_create_qp(vdev.pd, &attr);
+    if (!*out)
+        return errno ? errno : ENOMEM;
     caps->max_send_wr = (int)attr.cap.max_send_wr;
     caps->max_inline = (int)attr.cap.max_inline_data;
+    return 0;
+}
+
+struct ibv_qp *rc_qp_create(struct ibv_cq *send_cq, struct ibv_cq *recv_cq, struct ibv_srq *srq,
+                            struct rc_qp_caps *caps, const char *peer)
+{
+    struct ibv_qp *qp;
+    int rc = rc_qp_open(send_cq, recv_cq, srq, caps, &qp);
+    if (rc)
+        armci_die(NULL, "ibv_create_qp (RC, to %s, %d send WRs) failed: %s", peer,
+                  caps->max_send_wr, strerror(rc));
     return qp;
 }
 
@@ -44,7 +54,7 @@ static void modify(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, const 
                   strerror(rc > 0 ? rc : errno));
 }
 
-void rc_qp_to_init(struct ibv_qp *qp, const char *peer)
+int rc_qp_init_state(struct ibv_qp *qp)
 {
     struct ibv_qp_attr attr = {
         .qp_state = IBV_QPS_INIT,
@@ -53,8 +63,17 @@ void rc_qp_to_init(struct ibv_qp *qp, const char *peer)
         .qp_access_flags =
             IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
     };
-    modify(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
-           "RESET->INIT", peer);
+    int rc = ibv_modify_qp(qp, &attr,
+                           IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+    return rc > 0 ? rc : rc ? errno : 0;
+}
+
+void rc_qp_to_init(struct ibv_qp *qp, const char *peer)
+{
+    int rc = rc_qp_init_state(qp);
+    if (rc)
+        armci_die(NULL, "ibv_modify_qp RESET->INIT (QP %u, to %s) failed: %s", qp->qp_num, peer,
+                  strerror(rc));
 }
 
 /* Outstanding RDMA reads/atomics per QP: what the device allows, at most 16. */

@@ -17,6 +17,11 @@ struct rc_qp_caps {
     int max_inline;
 };
 
+/* The same two steps returning an errno value instead of ending the job (0: done). */
+int rc_qp_open(struct ibv_cq *send_cq, struct ibv_cq *recv_cq, struct ibv_srq *srq,
+               struct rc_qp_caps *caps, struct ibv_qp **out);
+int rc_qp_init_state(struct ibv_qp *qp);
+
 /* Creates an RC QP; caps is updated with what the device granted. */
 struct ibv_qp *rc_qp_create(struct ibv_cq *send_cq, struct ibv_cq *recv_cq, struct ibv_srq *srq,
                             struct rc_qp_caps *caps, const char *peer);

@@ -1,0 +1,43 @@
+/*
+ * RC queue pairs made ahead of need, so that first contact with a peer costs
+ * only the INIT->RTR->RTS transitions (the ODCM paper measures QP creation
+ * at three times a transition).
+ *
+ * A pool keeps `keep` QPs created and in INIT, all with the same CQs, SRQ
+ * and capabilities, and a thread of its own makes them: a caller never
+ * waits for a creation it did not ask to wait for. When the pool is empty,
+ * qp_pool_take returns NULL and a QP is made for that caller at once, in
+ * the background; the pool's descriptor becomes readable when one is ready,
+ * so a progress engine can sleep on it beside its completion channel.
+ * Several QPs asked for at once are made in parallel by several threads: in
+ * a burst of first contacts (one process reaching many nodes), creations
+ * overlap each other as they overlap the peers' (overlap protocol).
+ *
+ * A pool with keep 0 and no request never creates anything.
+ */
+#ifndef ARMCI_VERBS_QP_POOL_H
+#define ARMCI_VERBS_QP_POOL_H
+
+#include <infiniband/verbs.h>
+
+#include "verbs/rc_qp.h"
+
+struct qp_pool;
+
+/* `who` names the pool's QPs in messages; caps as for rc_qp_create (granted caps after). */
+struct qp_pool *qp_pool_create(const char *who, struct ibv_cq *send_cq, struct ibv_cq *recv_cq,
+                               struct ibv_srq *srq, struct rc_qp_caps *caps, int keep,
+                               int threads);
+void qp_pool_destroy(struct qp_pool *p);
+
+/* A QP in INIT (with the caps it was granted), or NULL: then one is being made for this
+ * caller (ask again later). */
+struct ibv_qp *qp_pool_take(struct qp_pool *p, struct rc_qp_caps *granted);
+
+/* Readable while a QP is ready to take (do not read it). */
+int qp_pool_fd(const struct qp_pool *p);
+
+/* QPs created so far by the pool (statistics). */
+long qp_pool_created(const struct qp_pool *p);
+
+#endif

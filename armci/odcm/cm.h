@@ -79,6 +79,8 @@ struct conn *cm_conn_if_exists(int node);
 int cm_conn_count(void);
 /* Retransmitted connection-management messages so far (this process). */
 long cm_retransmissions(void);
+/* Datagrams this process's UD channel refused as malformed or forged (tests). */
+long cm_refused_datagrams(void);
 
 /* Drives connection setup from the progress engine (UD messages, retransmissions). */
 void cm_progress(void);

@@ -1,6 +1,7 @@
 #include "odcm/ud.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,15 +13,21 @@
 
 #define UD_RECV_BUFS 64
 #define UD_SEND_BUFS 16
-#define GRH_BYTES    40
 #define UD_BUF_SIZE  128 /* GRH + message, rounded up */
 
-_Static_assert(GRH_BYTES + sizeof(struct cm_msg) <= UD_BUF_SIZE, "UD buffer too small");
+_Static_assert(UD_GRH_BYTES + sizeof(struct cm_msg) <= UD_BUF_SIZE, "UD buffer too small");
 _Static_assert(UD_SEND_BUFS <= 32, "send_free is a 32-bit mask");
 
-int ud_cq_entries(void)
+/* At most one completion per posted work request: UD_SEND_BUFS sends (send_free) and
+ * UD_RECV_BUFS receives (each reposted only after its completion was polled). */
+int ud_send_cq_entries(void)
 {
-    return UD_RECV_BUFS + UD_SEND_BUFS;
+    return UD_SEND_BUFS;
+}
+
+int ud_recv_cq_entries(void)
+{
+    return UD_RECV_BUFS;
 }
 
 static void modify(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, const char *what)
@@ -32,7 +39,7 @@ static void modify(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, const 
 }
 
 /* A qkey of our own per job: stray datagrams of other jobs are dropped by the device. */
-static uint32_t job_qkey(void)
+uint32_t ud_job_qkey(void)
 {
     uint32_t h = 2166136261u;
     for (const char *p = rt.job_id; *p; p++)
@@ -51,18 +58,14 @@ static void on_send_done(void *ctx, const struct ibv_wc *wc)
 static void on_datagram(void *ctx, const struct ibv_wc *wc)
 {
     struct ud_endpoint *u = ctx;
-    if (wc->byte_len < GRH_BYTES + sizeof(struct cm_msg))
-        return; /* not one of ours */
-    struct cm_msg m;
-    memcpy(&m, (char *)recv_pool_buffer(&u->recv, wc) + GRH_BYTES, sizeof(m));
-    u->received++;
-    u->on_message(u->ctx, &m);
+    ud_deliver(u, wc, recv_pool_buffer(&u->recv, wc));
 }
 
 void ud_create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint *recv_ep,
                const char *who, cm_msg_fn on_message, void *ctx)
 {
-    *u = (struct ud_endpoint){.on_message = on_message, .ctx = ctx, .qkey = job_qkey()};
+    *u = (struct ud_endpoint){
+        .who = who, .on_message = on_message, .ctx = ctx, .qkey = ud_job_qkey()};
     u->send_free = (UD_SEND_BUFS == 32) ? 0xffffffffu : ((1u << UD_SEND_BUFS) - 1);
     struct ibv_qp_init_attr init = {
         .send_cq = send_ep->cq,
@@ -88,8 +91,9 @@ void ud_create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint 
     u->send_bufs = xmemalign(4096, send_bytes);
     u->send_mr = net_reg("ARMCI_Init", u->send_bufs, send_bytes, false);
     endpoint_on(send_ep, WR_TAG_UD_SEND, on_send_done, u);
-    recv_pool_create(&u->recv, "UD channel receive buffers", UD_RECV_BUFS, UD_BUF_SIZE, NULL,
-                     recv_ep, WR_TAG_UD_RECV, on_datagram, u);
+    snprintf(u->recv_what, sizeof(u->recv_what), "UD channel (%s) receive buffers", who);
+    recv_pool_create(&u->recv, u->recv_what, UD_RECV_BUFS, UD_BUF_SIZE, NULL, recv_ep,
+                     WR_TAG_UD_RECV, on_datagram, u);
     recv_pool_attach_qp(&u->recv, u->qp);
 }
 

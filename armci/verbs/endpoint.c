@@ -12,6 +12,8 @@
 #define POLL_BATCH 32
 /* Acknowledging CQ events takes a lock in the provider: do it in batches. */
 #define ACK_BATCH 64
+/* Failed receives warned about per pool; the rest are only counted. */
+#define RECV_FAIL_WARNINGS 8
 
 static void unhandled(void *ctx, const struct ibv_wc *wc)
 {
@@ -130,15 +132,20 @@ static void post_one(struct recv_pool *p, int index)
                   p->what, strerror(rc));
 }
 
-/* Every receive completion of the pool: the owner sees the good ones; all are reposted. */
+/*
+ * Every receive completion of the pool: the owner sees the good ones; all are
+ * reposted. A failed receive can be caused from outside (a datagram longer
+ * than the buffer): the first few are warned about, the rest only counted.
+ */
 static void on_receive(void *ctx, const struct ibv_wc *wc)
 {
     struct recv_pool *p = ctx;
     if (wc->status == IBV_WC_SUCCESS)
         p->fn(p->ctx, wc);
-    else if (wc->status != IBV_WC_WR_FLUSH_ERR)
-        armci_warn("%s: receive failed: %s (buffer reposted)", p->what,
-                   ibv_wc_status_str(wc->status));
+    else if (wc->status != IBV_WC_WR_FLUSH_ERR && p->failed++ < RECV_FAIL_WARNINGS)
+        armci_warn("%s: receive failed: %s (buffer reposted)%s", p->what,
+                   ibv_wc_status_str(wc->status),
+                   p->failed == RECV_FAIL_WARNINGS ? " (no more such warnings)" : "");
     /* A flushed QP receive queue is being torn down; an SRQ outlives its QPs. */
     if (p->srq || wc->status != IBV_WC_WR_FLUSH_ERR)
         post_one(p, (int)wr_id_index(wc->wr_id));

@@ -71,6 +71,7 @@ struct recv_pool {
     enum wr_tag tag;
     completion_fn fn; /* the owner's handler for successful receives */
     void *ctx;
+    long failed; /* receive completions with an error (buffers reposted) */
 };
 
 /*

@@ -66,7 +66,8 @@ void cm_fini(void);
 /* The connection whose QP is qp, or NULL (asynchronous events name QPs). */
 struct conn *cm_conn_by_qp(const struct ibv_qp *qp);
 
-/* Completions the manager may add to the client's CQ (its UD channel), to size that CQ. */
+/* Completions the manager may have in the client's CQ at once (its UD channel's send and
+ * receive buffers; 0 in static mode), to size that CQ. */
 int cm_client_cq_entries(void);
 
 /* The connection to `node`, starting its setup if needed, without waiting. */

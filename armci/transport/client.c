@@ -93,12 +93,32 @@ static void setup_bounces(void)
     ep.bounces_free = cfg.bounce_count;
 }
 
+/*
+ * Completions that can wait in the client CQ at once, one per work request
+ * that can be outstanding, each kind bounded by the constant that limits it:
+ *   sends on the RC QPs      CLIENT_SEND_BUDGET (reserve_send keeps ep.sends_posted below it;
+ *                            a QP in error flushes only those)
+ *   reply receives           CLIENT_REPLY_BUFS (the SRQ's buffers, each reposted only after
+ *                            its completion was polled)
+ *   the UD channel           cm_client_cq_entries(): its send buffers (16) and receive
+ *                            buffers (64), 0 in static mode
+ * = 1024 + 256 + 80 = 1360 in on-demand mode. A CQ of that many entries cannot
+ * overrun (an overrun would put every QP on it in error).
+ */
+static int client_cq_bound(void)
+{
+    return CLIENT_SEND_BUDGET + CLIENT_REPLY_BUFS + cm_client_cq_entries();
+}
+
+_Static_assert(CLIENT_SEND_BUDGET > 0 && CLIENT_REPLY_BUFS > 0 &&
+                   CLIENT_SEND_BUDGET + CLIENT_REPLY_BUFS < (1 << 20),
+               "client CQ terms out of range");
+
 void client_init(void)
 {
     ep.send_budget = CLIENT_SEND_BUDGET;
-    /* Every send, every posted reply buffer and the UD channel's buffers can complete at once. */
-    endpoint_create(&ep.cq, "client",
-                    CLIENT_SEND_BUDGET + CLIENT_REPLY_BUFS + cm_client_cq_entries(), true);
+    /* endpoint_create checks that the provider's CQ really has this many entries. */
+    endpoint_create(&ep.cq, "client", client_cq_bound(), true);
     endpoint_on(&ep.cq, WR_TAG_POINTER, on_send_completion, NULL);
     recv_pool_create(&ep.replies, "client reply buffers", CLIENT_REPLY_BUFS, REPLY_BUF_SIZE,
                      vdev.pd, &ep.cq, WR_TAG_RECV, on_reply, NULL);

@@ -39,6 +39,10 @@ void endpoint_create(struct endpoint *e, const char *who, int cqe, bool with_cha
     if (!e->cq)
         armci_die("ARMCI_Init", "ibv_create_cq (%s, %d entries) failed: %s", who, cqe,
                   strerror(errno));
+    /* The owner sized the CQ for everything it can have outstanding: less would overrun. */
+    if (e->cq->cqe < cqe)
+        armci_die("ARMCI_Init", "ibv_create_cq (%s) gave %d entries, %d needed", who, e->cq->cqe,
+                  cqe);
 }
 
 void endpoint_destroy(struct endpoint *e)

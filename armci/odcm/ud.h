@@ -75,12 +75,15 @@ struct ud_endpoint {
     struct intmap ah;   /* peer key -> struct ibv_ah */
     cm_msg_fn on_message;
     void *ctx;
+    uint32_t send_generation; /* of the sends posted since the QP was last reset */
     long sent;
     long received;
-    long refused; /* datagrams dropped as malformed or forged */
+    long refused;  /* datagrams dropped as malformed or forged */
+    long restarts; /* times the QP was reset after a failed work request */
 };
 
-/* Entries a UD endpoint needs on the CQ its sends complete on, and on its receive CQ. */
+/* Entries a UD endpoint needs on the CQ its sends complete on, and on its receive CQ
+ * (twice its buffers: after a reset of the QP, completions of before may still be there). */
 int ud_send_cq_entries(void);
 int ud_recv_cq_entries(void);
 

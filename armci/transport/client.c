@@ -100,9 +100,10 @@ static void setup_bounces(void)
  *                            a QP in error flushes only those)
  *   reply receives           CLIENT_REPLY_BUFS (the SRQ's buffers, each reposted only after
  *                            its completion was polled)
- *   the UD channel           cm_client_cq_entries(): its send buffers (16) and receive
- *                            buffers (64), 0 in static mode
- * = 1024 + 256 + 80 = 1360 in on-demand mode. A CQ of that many entries cannot
+ *   the UD channel           cm_client_cq_entries(): twice its send buffers (16) and
+ *                            receive buffers (64), since completions from before a reset
+ *                            of its QP may still be there (ud.c); 0 in static mode
+ * = 1024 + 256 + 160 = 1440 in on-demand mode. A CQ of that many entries cannot
  * overrun (an overrun would put every QP on it in error).
  */
 static int client_cq_bound(void)

@@ -4,9 +4,10 @@
  * of its own on the job's device (raw verbs, the job's Q_Key) and sends to
  * the client UD QPs of the other ranks and to both data servers' UD QPs:
  *
- *   stray            wrong Q_Key, too short, garbage, too long for the
- *                    buffer (a failed receive) -- more than the 64 receive
- *                    buffers of each QP, in waves the victims drain
+ *   stray            too long for the buffer (a failed receive), then wrong
+ *                    Q_Key, too short, garbage, too long for a message --
+ *                    each more than the 64 receive buffers of a QP, in
+ *                    waves the victims drain
  *   forged-requests  REQ/RTU claiming other ranks (and the attacker's own
  *                    rank from another QP): high epochs that used to lock a
  *                    rank out, low ones carrying the attacker's QP
@@ -156,18 +157,22 @@ static struct verbs_addr forged_qp(bool on_victims_port, const struct verbs_addr
 /* ---- the attacks ---- */
 
 /*
- * One wave to one target: 55 datagrams, fewer than its 64 receive buffers:
- * first 25 that fail to be received (WAVES of them are more failed receives
- * than the QP has buffers: they must be reposted), then 25 the receiver
- * reads and refuses.
+ * One wave to one target, fewer datagrams than its 64 receive buffers. A
+ * failing wave: 25 too long for a buffer (WAVES of them are more failed
+ * receives than the QP has buffers: their buffers must come back, and on
+ * rxe the QP is left in the error state and must be reset). Otherwise 30
+ * the device drops or the receiver reads and refuses.
  */
-static void stray_wave(int target)
+static void stray_wave(int target, bool failing)
 {
     unsigned char junk[BUF];
     for (size_t i = 0; i < sizeof(junk); i++)
         junk[i] = (unsigned char)test_rand(&att.rand);
-    for (int i = 0; i < 25; i++) /* too long for the buffer: a failed receive */
-        send_raw(target, ud_job_qkey(), junk, 100 + (size_t)i * 16);
+    if (failing) {
+        for (int i = 0; i < 25; i++)
+            send_raw(target, ud_job_qkey(), junk, 100 + (size_t)i * 16);
+        return;
+    }
     struct cm_msg m = {.type = CM_REQ, .rank = 0, .node = 1, .epoch = 1};
     for (int i = 0; i < 5; i++) /* dropped by the device */
         send_raw(target, ud_job_qkey() ^ 0x1234, &m, sizeof(m));
@@ -248,11 +253,12 @@ static void attack(bool connected)
 {
     int nodes = armci_domain_count(ARMCI_DOMAIN_SMP);
     if (stray) {
-        for (int w = 0; w < WAVES; w++) {
+        /* Failed receives first: if their buffers were lost, nothing after would arrive. */
+        for (int w = 0; w < 2 * WAVES; w++) {
             if (me == ATTACKER)
                 for (int t = 0; t < nprocs + nodes; t++)
                     if (t != ATTACKER)
-                        stray_wave(t);
+                        stray_wave(t, w < WAVES);
             drain();
         }
     }

@@ -5,6 +5,7 @@
 # for its initramfs, the tools to build it, rdma-core's utilities).
 # m4: GA's build generates tests with it; autoconf, automake, libtool:
 # scripts/build-ga.sh runs autoreconf on a GA git checkout.
+# clang, libclang-rt-14-dev (libFuzzer and the sanitizer runtimes): scripts/fuzz.sh.
 set -e
 packages="build-essential meson ninja-build pkg-config python3
 libibverbs-dev ibverbs-providers
@@ -12,6 +13,7 @@ openmpi-bin libopenmpi-dev
 libarmci-mpi-dev
 libglobalarrays-dev libscalapack-openmpi-dev liblapack-dev libblas-dev gfortran
 m4 autoconf automake libtool
+clang libclang-rt-14-dev
 qemu-system-x86 busybox-static cpio kmod xz-utils iproute2 ibverbs-utils"
 
 missing=""

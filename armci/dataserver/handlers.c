@@ -142,10 +142,12 @@ static int do_iov(struct server_conn *sc, const struct ds_message *rq, size_t pa
 {
     if (rq->value <= 0 || rq->value > (int64_t)(payload / sizeof(uint64_t)) || rq->len == 0)
         return DS_EINVAL;
-    size_t k = (size_t)rq->value, len = (size_t)rq->len;
+    size_t k = (size_t)rq->value, len = (size_t)rq->len, total, expected;
     const uint64_t *addrs = (const uint64_t *)(rq + 1);
-    size_t data_bytes = rq->op == DS_GET_IOV ? 0 : k * len;
-    if (payload != k * sizeof(uint64_t) + data_bytes)
+    /* Sizes that wrap around would pass the checks below with a tiny payload. */
+    if (__builtin_mul_overflow(k, len, &total) ||
+        __builtin_add_overflow(k * sizeof(uint64_t), rq->op == DS_GET_IOV ? 0 : total, &expected) ||
+        payload != expected)
         return DS_EINVAL;
     int local = 0;
     if (rq->op == DS_ACC_IOV) {
@@ -153,7 +155,7 @@ static int do_iov(struct server_conn *sc, const struct ds_message *rq, size_t pa
         if (!elem || len % elem || !target_local_index(rq, &local))
             return DS_EINVAL;
     }
-    if (rq->op == DS_GET_IOV && k * len > server_out_buf_size())
+    if (rq->op == DS_GET_IOV && total > server_out_buf_size())
         return DS_EINVAL;
     for (size_t i = 0; i < k; i++)
         if (!registry_contains(addrs[i], len))
@@ -175,7 +177,7 @@ static int do_iov(struct server_conn *sc, const struct ds_message *rq, size_t pa
     struct out_buf *o = server_out_buf_get();
     for (size_t i = 0; i < k; i++)
         memcpy((char *)o->buf + i * len, (const void *)(uintptr_t)addrs[i], len);
-    server_write_back(sc, o, k * len, rq);
+    server_write_back(sc, o, total, rq);
     return DS_OK;
 }
 

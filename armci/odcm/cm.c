@@ -93,7 +93,7 @@ struct conn *cm_conn_by_qp(const struct ibv_qp *qp)
 
 int cm_client_cq_entries(void)
 {
-    return cfg.connect == CFG_CONNECT_STATIC ? 0 : ud_cq_entries();
+    return cfg.connect == CFG_CONNECT_STATIC ? 0 : ud_send_cq_entries() + ud_recv_cq_entries();
 }
 
 void cm_init(const struct cm_client_env *env)
@@ -136,6 +136,11 @@ int cm_conn_count(void)
 long cm_retransmissions(void)
 {
     return report_retransmission_count();
+}
+
+long cm_refused_datagrams(void)
+{
+    return cfg.connect == CFG_CONNECT_ONDEMAND ? ondemand_refused() : 0;
 }
 
 void cm_progress(void)

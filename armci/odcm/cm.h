@@ -85,7 +85,8 @@ void cm_fini(void);
 /* The connection whose QP is qp, or NULL (asynchronous events name QPs). */
 struct conn *cm_conn_by_qp(const struct ibv_qp *qp);
 
-/* Completions the manager may add to the client's CQ (its UD channel), to size that CQ. */
+/* Completions the manager may have in the client's CQ at once (its UD channel's send and
+ * receive buffers; 0 in static mode), to size that CQ. */
 int cm_client_cq_entries(void);
 
 /* The connection to `node`, starting its setup if needed, without waiting. */
@@ -101,6 +102,8 @@ int *cm_conn_nodes(int *n);
 int cm_conn_count(void);
 /* Retransmitted connection-management messages so far (this process). */
 long cm_retransmissions(void);
+/* Datagrams this process's UD channel refused as malformed or forged (tests). */
+long cm_refused_datagrams(void);
 
 /* Drives connection setup from the progress engine (UD messages, retransmissions). */
 void cm_progress(void);

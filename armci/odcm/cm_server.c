@@ -3,10 +3,17 @@
  * for a connection that exists is answered with that connection's data
  * again (never a new QP), a message from an older attempt (epoch) is
  * ignored, and an RTU that overtook its REQ creates the connection itself.
+ *
+ * Every datagram is checked before it is used: its fields, and its sender
+ * against the directory (a message claiming rank r must come from r's
+ * published client UD QP). A stranger on the fabric, or a rank of the job
+ * posing as another, can neither create, connect nor block a connection of
+ * someone else.
  */
 #include "odcm/cm_server.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/config.h"
 #include "core/error.h"
@@ -38,15 +45,15 @@ static bool ondemand(void)
 
 int cm_server_recv_cq_entries(void)
 {
-    return ondemand() ? ud_cq_entries() : 0;
+    return ondemand() ? ud_recv_cq_entries() : 0;
 }
 
 int cm_server_send_cq_entries(void)
 {
-    return ondemand() ? ud_cq_entries() : 0;
+    return ondemand() ? ud_send_cq_entries() : 0;
 }
 
-static void on_message(void *ctx, const struct cm_msg *m);
+static void on_message(void *ctx, const struct ud_sender *from, const struct cm_msg *m);
 
 void cm_server_init(struct endpoint *sends, struct endpoint *requests,
                     const struct cm_server_ops *server_ops)
@@ -70,6 +77,11 @@ int cm_server_conn_count(void)
 {
     /* Called by the application thread while the server thread may accept more. */
     return __atomic_load_n(&naccepted, __ATOMIC_RELAXED);
+}
+
+long cm_server_refused_datagrams(void)
+{
+    return ud_refused(&sud);
 }
 
 static struct accepted *accept_new(int client, uint32_t epoch)
@@ -114,34 +126,82 @@ static void answer(const struct accepted *a, enum cm_msg_type type, uint8_t prot
     ud_send(&sud, a->client, &to, &m); /* if busy, the client's retransmission covers it */
 }
 
-/* The connection of this client for this attempt, created if new; NULL if stale. */
-static struct accepted *conn_for(const struct cm_msg *m)
+/* Whether m carries the client's QP: an RTU, or any serial-protocol request. */
+static bool carries_client_qp(const struct cm_msg *m)
+{
+    return m->type == CM_RTU || m->protocol == CFG_PROTOCOL_SERIAL;
+}
+
+/* What is wrong with a client's message (before its sender is looked at), or NULL. */
+static const char *invalid_request(const struct cm_msg *m)
+{
+    if (m->type != CM_REQ && m->type != CM_RTU)
+        return "not a request";
+    if (m->protocol != CFG_PROTOCOL_OVERLAP && m->protocol != CFG_PROTOCOL_SERIAL)
+        return "unknown protocol";
+    if (m->pad != 0 || m->credits != 0)
+        return "malformed";
+    if (m->rank < 0 || m->rank >= rt.nprocs || topo_same_node(m->rank))
+        return "rank out of range or on this node";
+    if (m->node != topo.my_node)
+        return "meant for another node";
+    if (m->epoch == 0)
+        return "no attempt number";
+    if (carries_client_qp(m))
+        return NULL; /* its address is checked against the sender's port */
+    static const struct verbs_addr none;
+    return memcmp(&m->qp, &none, sizeof(none)) ? "malformed" : NULL;
+}
+
+/*
+ * The connection of this client for this attempt, created if new; NULL if
+ * stale. The sender is verified, so a different epoch is the client's own:
+ * an older one is a leftover of an attempt it gave up (ignored); a newer one
+ * means it gave up ours. While our end has not left INIT (no RTU yet) it has
+ * served nothing, so the newer attempt takes it over. Once connected, a
+ * newer attempt is refused, as before: replacing a live QP needs the data
+ * server to retire it first (its requests in flight, lock waiters pointing
+ * at it), which connection teardown will have to provide.
+ */
+static struct accepted *conn_for(const struct ud_sender *from, const struct cm_msg *m)
 {
     struct accepted *a = intmap_get(&by_client, (uint32_t)m->rank);
     if (!a)
         return accept_new(m->rank, m->epoch);
-    if (m->epoch != a->epoch) {
-        /* An older attempt's leftovers; a newer one would mean a live QP torn down: refuse. */
-        if (m->epoch > a->epoch)
-            armci_warn("data server: rank %d asked again (attempt %u) while connected "
-                       "(attempt %u): ignored",
-                       m->rank, m->epoch, a->epoch);
+    if (m->epoch == a->epoch)
+        return a;
+    if (m->epoch < a->epoch)
+        return NULL;
+    if (a->connected) {
+        ud_refuse(&sud, from, "a newer attempt of a rank already connected");
         return NULL;
     }
+    a->epoch = m->epoch;
     return a;
 }
 
-static void on_message(void *ctx, const struct cm_msg *m)
+static void on_message(void *ctx, const struct ud_sender *from, const struct cm_msg *m)
 {
     if (fault_injected(FAULT_SERVER_SILENT))
         return; /* a server that never answers */
-    if (m->rank < 0 || m->rank >= rt.nprocs || m->node != topo.my_node || topo_same_node(m->rank))
+    const char *bad = invalid_request(m);
+    if (bad) {
+        ud_refuse(&sud, from, bad);
         return;
-    struct accepted *a = conn_for(m);
+    }
+    struct verbs_addr client = directory_client(m->rank);
+    if (!ud_sender_is(from, &client)) {
+        ud_refuse(&sud, from, "not sent by the rank it names");
+        return;
+    }
+    if (carries_client_qp(m) && !ud_qp_addr_valid(&m->qp, &client)) {
+        ud_refuse(&sud, from, "the client QP it names is not on the client's port");
+        return;
+    }
+    struct accepted *a = conn_for(from, m);
     if (!a)
         return;
-    bool carries_client_qp = m->type == CM_RTU || m->protocol == CFG_PROTOCOL_SERIAL;
-    if (carries_client_qp && !a->connected)
+    if (carries_client_qp(m) && !a->connected)
         accept_connect(a, &m->qp);
     if (m->type == CM_REQ && !(m->protocol == CFG_PROTOCOL_SERIAL))
         answer(a, a->connected ? CM_ACK : CM_REP, m->protocol);

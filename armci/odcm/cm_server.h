@@ -41,5 +41,7 @@ struct verbs_addr cm_server_accept_static(int client, const struct verbs_addr *c
 
 /* Connections accepted by this server (for the report). */
 int cm_server_conn_count(void);
+/* Datagrams the server's UD channel refused as malformed or forged (any thread; tests). */
+long cm_server_refused_datagrams(void);
 
 #endif

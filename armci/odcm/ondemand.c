@@ -15,6 +15,11 @@
  * retransmitted with exponential back-off; the server is idempotent; stale
  * epochs are ignored; no answer within ARMCI_CONNECT_TIMEOUT ends the job
  * with an error naming the node.
+ *
+ * An answer about node n is believed only if it is well formed and came
+ * from node n's data-server UD QP (the directory's), and it must name a
+ * server QP on that server's port: nobody else can point a connection of
+ * ours at another QP.
  */
 #include "odcm/ondemand.h"
 
@@ -41,7 +46,7 @@ static uint32_t next_epoch = 1;
  * attempts start their timer there, so a slow device does not cause spurious resends. */
 static double srtt;
 
-static void on_message(void *ctx, const struct cm_msg *m);
+static void on_message(void *ctx, const struct ud_sender *from, const struct cm_msg *m);
 
 void ondemand_init(void)
 {
@@ -55,6 +60,8 @@ void ondemand_fini(void)
     free(connecting);
     connecting = NULL;
     nconnecting = capconnecting = 0;
+    next_epoch = 1;
+    srtt = 0;
     directory_fini();
 }
 
@@ -134,10 +141,38 @@ static void finish_if_ready(struct conn *c)
     }
 }
 
-static void on_message(void *ctx, const struct cm_msg *m)
+/* What is wrong with a server's answer (before its sender is looked at), or NULL. */
+static const char *invalid_answer(const struct cm_msg *m)
 {
-    if (m->rank != rt.me || m->node < 0 || m->node >= topo.num_nodes)
+    if (m->type != CM_REP && m->type != CM_ACK)
+        return "not an answer";
+    if (m->protocol != cfg.protocol || m->pad != 0)
+        return "malformed";
+    if (m->rank != rt.me)
+        return "meant for another rank";
+    if (m->node < 0 || m->node >= topo.num_nodes || m->node == topo.my_node)
+        return "node out of range";
+    if (m->epoch == 0 || m->credits <= 0 || m->credits > CM_CREDITS_MAX)
+        return "attempt or credits out of range";
+    return NULL;
+}
+
+static void on_message(void *ctx, const struct ud_sender *from, const struct cm_msg *m)
+{
+    const char *bad = invalid_answer(m);
+    if (bad) {
+        ud_refuse(&cud, from, bad);
         return;
+    }
+    struct verbs_addr server = directory_server(m->node);
+    if (!ud_sender_is(from, &server)) {
+        ud_refuse(&cud, from, "not sent by the data server it names");
+        return;
+    }
+    if (!ud_qp_addr_valid(&m->qp, &server)) {
+        ud_refuse(&cud, from, "the server QP it names is not on the server's port");
+        return;
+    }
     struct conn *c = cm_conn_if_exists(m->node);
     /* Stale (an older attempt) or for a connection long established: nothing to do. */
     if (!c || m->epoch != c->epoch || c->state == CONN_READY)
@@ -181,4 +216,9 @@ double ondemand_next_deadline(void)
     for (int i = 0; i < nconnecting; i++)
         soonest = MIN(soonest, connecting[i]->next_retry - now);
     return soonest < 0 ? 0 : soonest;
+}
+
+long ondemand_refused(void)
+{
+    return ud_refused(&cud);
 }

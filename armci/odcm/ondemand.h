@@ -13,5 +13,7 @@ void ondemand_fini(void);
 struct conn *ondemand_start(int node);
 void ondemand_progress(void);
 double ondemand_next_deadline(void);
+/* Datagrams the client UD channel refused. */
+long ondemand_refused(void);
 
 #endif

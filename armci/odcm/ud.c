@@ -1,6 +1,7 @@
 #include "odcm/ud.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,27 +13,102 @@
 
 #define UD_RECV_BUFS 64
 #define UD_SEND_BUFS 16
-#define GRH_BYTES    40
 #define UD_BUF_SIZE  128 /* GRH + message, rounded up */
 
-_Static_assert(GRH_BYTES + sizeof(struct cm_msg) <= UD_BUF_SIZE, "UD buffer too small");
+_Static_assert(UD_GRH_BYTES + sizeof(struct cm_msg) <= UD_BUF_SIZE, "UD buffer too small");
 _Static_assert(UD_SEND_BUFS <= 32, "send_free is a 32-bit mask");
 
-int ud_cq_entries(void)
+/*
+ * At most one completion per posted work request: UD_SEND_BUFS sends
+ * (send_free) and UD_RECV_BUFS receives (each reposted only after its
+ * completion was polled). A reset of the QP (restart) posts all of them
+ * again while completions of the ones before may still wait in the CQ; they
+ * are polled before any completion that could cause the next reset (a CQ is
+ * FIFO), so at most two generations are there at once.
+ */
+int ud_send_cq_entries(void)
 {
-    return UD_RECV_BUFS + UD_SEND_BUFS;
+    return 2 * UD_SEND_BUFS;
 }
 
-static void modify(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, const char *what)
+int ud_recv_cq_entries(void)
+{
+    return 2 * UD_RECV_BUFS;
+}
+
+/* 0 or the errno of ibv_modify_qp. */
+static int modify(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 {
     int rc = ibv_modify_qp(qp, attr, mask);
+    return rc > 0 ? rc : rc ? errno : 0;
+}
+
+/* RESET -> INIT -> RTR -> RTS (a UD QP needs no peer); 0 or the first error, naming the step. */
+static int bring_up(struct ud_endpoint *u, const char **step)
+{
+    struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT, .port_num = vdev.port, .qkey = u->qkey};
+    *step = "RESET->INIT";
+    int rc = modify(u->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY);
     if (rc)
-        armci_die("ARMCI_Init", "ibv_modify_qp %s (UD channel) failed: %s", what,
-                  strerror(rc > 0 ? rc : errno));
+        return rc;
+    a = (struct ibv_qp_attr){.qp_state = IBV_QPS_RTR};
+    *step = "INIT->RTR";
+    if ((rc = modify(u->qp, &a, IBV_QP_STATE)))
+        return rc;
+    a = (struct ibv_qp_attr){.qp_state = IBV_QPS_RTS, .sq_psn = 0};
+    *step = "RTR->RTS";
+    return modify(u->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+}
+
+static uint32_t all_send_bufs(void)
+{
+    return UD_SEND_BUFS == 32 ? 0xffffffffu : ((1u << UD_SEND_BUFS) - 1);
+}
+
+/*
+ * A failed work request may leave the QP in the error state (rxe does so
+ * for a datagram longer than the receive buffer, which anybody can send);
+ * then it would receive nothing more. So after any failure the QP goes
+ * through RESET back to RTS, keeping its number (the directory stays
+ * right), and every buffer is posted again; completions of what was posted
+ * before are ignored (generations). Datagrams lost meanwhile are
+ * retransmitted by the protocol.
+ */
+static void restart(struct ud_endpoint *u, const struct ibv_wc *wc)
+{
+    if (u->restarts++ < 8)
+        armci_warn("UD channel (%s): %s failed (%s): QP reset%s", u->who,
+                   wr_id_tag(wc->wr_id) == WR_TAG_UD_SEND ? "a send" : "a receive",
+                   ibv_wc_status_str(wc->status),
+                   u->restarts == 8 ? " (no more such warnings)" : "");
+    /* A datagram still on its way may put the QP in error again before it is up: retry. */
+    const char *step = "->RESET";
+    int rc = 0;
+    for (int attempt = 0; attempt < 16; attempt++) {
+        struct ibv_qp_attr a = {.qp_state = IBV_QPS_RESET};
+        step = "->RESET";
+        if ((rc = modify(u->qp, &a, IBV_QP_STATE)) || !(rc = bring_up(u, &step)))
+            break;
+    }
+    if (rc)
+        armci_die(NULL, "ibv_modify_qp %s (UD channel of %s, restarting it) failed: %s", step,
+                  u->who, strerror(rc));
+    /* Posted only now: the queue receives nothing before RTS, and an error before would
+     * leave completions of one more generation in the CQ. */
+    u->send_free = all_send_bufs();
+    u->send_generation = (u->send_generation + 1) & 0x1fffffffu;
+    recv_pool_reset(&u->recv);
+}
+
+/* A receive failed or was flushed (the QP is in the error state): never reposted alone. */
+static bool on_receive_failed(void *ctx, const struct ibv_wc *wc)
+{
+    restart(ctx, wc);
+    return false;
 }
 
 /* A qkey of our own per job: stray datagrams of other jobs are dropped by the device. */
-static uint32_t job_qkey(void)
+uint32_t ud_job_qkey(void)
 {
     uint32_t h = 2166136261u;
     for (const char *p = rt.job_id; *p; p++)
@@ -43,27 +119,26 @@ static uint32_t job_qkey(void)
 static void on_send_done(void *ctx, const struct ibv_wc *wc)
 {
     struct ud_endpoint *u = ctx;
-    u->send_free |= 1u << wr_id_index(wc->wr_id);
-    if (wc->status != IBV_WC_SUCCESS && wc->status != IBV_WC_WR_FLUSH_ERR)
-        armci_warn("UD channel: send failed: %s (will be retried)", ibv_wc_status_str(wc->status));
+    uint64_t id = wr_id_index(wc->wr_id);
+    if ((uint32_t)(id >> 32) != u->send_generation)
+        return; /* posted before the QP was reset: its buffer is free already */
+    u->send_free |= 1u << (uint32_t)id;
+    if (wc->status != IBV_WC_SUCCESS)
+        restart(u, wc); /* the protocol retransmits what was lost */
 }
 
 static void on_datagram(void *ctx, const struct ibv_wc *wc)
 {
     struct ud_endpoint *u = ctx;
-    if (wc->byte_len < GRH_BYTES + sizeof(struct cm_msg))
-        return; /* not one of ours */
-    struct cm_msg m;
-    memcpy(&m, (char *)recv_pool_buffer(&u->recv, wc) + GRH_BYTES, sizeof(m));
-    u->received++;
-    u->on_message(u->ctx, &m);
+    ud_deliver(u, wc, recv_pool_buffer(&u->recv, wc));
 }
 
 void ud_create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint *recv_ep,
                const char *who, cm_msg_fn on_message, void *ctx)
 {
-    *u = (struct ud_endpoint){.on_message = on_message, .ctx = ctx, .qkey = job_qkey()};
-    u->send_free = (UD_SEND_BUFS == 32) ? 0xffffffffu : ((1u << UD_SEND_BUFS) - 1);
+    *u = (struct ud_endpoint){
+        .who = who, .on_message = on_message, .ctx = ctx, .qkey = ud_job_qkey()};
+    u->send_free = all_send_bufs();
     struct ibv_qp_init_attr init = {
         .send_cq = send_ep->cq,
         .recv_cq = recv_ep->cq,
@@ -77,19 +152,20 @@ void ud_create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint 
     if (!u->qp)
         armci_die("ARMCI_Init", "ibv_create_qp (UD channel of %s) failed: %s", who,
                   strerror(errno));
-    struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT, .port_num = vdev.port, .qkey = u->qkey};
-    modify(u->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY, "RESET->INIT");
-    a = (struct ibv_qp_attr){.qp_state = IBV_QPS_RTR};
-    modify(u->qp, &a, IBV_QP_STATE, "INIT->RTR");
-    a = (struct ibv_qp_attr){.qp_state = IBV_QPS_RTS, .sq_psn = 0};
-    modify(u->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN, "RTR->RTS");
+    const char *step;
+    int rc = bring_up(u, &step);
+    if (rc)
+        armci_die("ARMCI_Init", "ibv_modify_qp %s (UD channel of %s) failed: %s", step, who,
+                  strerror(rc));
 
     size_t send_bytes = (size_t)UD_SEND_BUFS * UD_BUF_SIZE;
     u->send_bufs = xmemalign(4096, send_bytes);
     u->send_mr = net_reg("ARMCI_Init", u->send_bufs, send_bytes, false);
     endpoint_on(send_ep, WR_TAG_UD_SEND, on_send_done, u);
-    recv_pool_create(&u->recv, "UD channel receive buffers", UD_RECV_BUFS, UD_BUF_SIZE, NULL,
-                     recv_ep, WR_TAG_UD_RECV, on_datagram, u);
+    snprintf(u->recv_what, sizeof(u->recv_what), "UD channel (%s) receive buffers", who);
+    recv_pool_create(&u->recv, u->recv_what, UD_RECV_BUFS, UD_BUF_SIZE, NULL, recv_ep,
+                     WR_TAG_UD_RECV, on_datagram, u);
+    u->recv.on_failure = on_receive_failed;
     recv_pool_attach_qp(&u->recv, u->qp);
 }
 
@@ -141,7 +217,7 @@ bool ud_send(struct ud_endpoint *u, int peer_key, const struct verbs_addr *to,
     memcpy(buf, msg, sizeof(*msg));
     struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = sizeof(*msg), .lkey = u->send_mr->lkey};
     struct ibv_send_wr wr = {
-        .wr_id = wr_id_make((uint64_t)index, WR_TAG_UD_SEND),
+        .wr_id = wr_id_make((uint64_t)u->send_generation << 32 | (uint32_t)index, WR_TAG_UD_SEND),
         .sg_list = &sge,
         .num_sge = 1,
         .opcode = IBV_WR_SEND,

@@ -38,10 +38,34 @@ struct cm_msg {
     struct verbs_addr qp; /* REP: the server's RC QP; RTU (and serial REQ): the client's */
 };
 
-/* Receives one connection message (a copy: valid during the call only). */
-typedef void (*cm_msg_fn)(void *ctx, const struct cm_msg *m);
+/* Bounds of the fields, checked by the receivers before anything else. */
+#define CM_QPN_MASK    0xffffffu /* QP numbers and PSNs are 24-bit */
+#define CM_CREDITS_MAX 1024      /* the range of ARMCI_SERVER_CREDITS */
+/* Receive buffers start with room for a GRH, whether the datagram carried one or not. */
+#define UD_GRH_BYTES 40
+
+/*
+ * Who sent a datagram, as the device says (not as the message says): the
+ * source QP and LID of the work completion and, when it carried a GRH
+ * (always on RoCE), the source GID from it.
+ */
+struct ud_sender {
+    uint32_t qpn;
+    uint16_t lid;
+    bool has_gid;
+    uint8_t gid[16];
+};
+
+/*
+ * Receives one well-formed-length connection message and its sender (copies:
+ * valid during the call only). The receiver checks the fields and that the
+ * sender is who the message claims to come from (ud_sender_is).
+ */
+typedef void (*cm_msg_fn)(void *ctx, const struct ud_sender *from, const struct cm_msg *m);
 
 struct ud_endpoint {
+    const char *who;    /* names the endpoint in warnings */
+    char recv_what[48]; /* names its receive buffers */
     struct ibv_qp *qp;
     uint32_t qkey;
     struct recv_pool recv;
@@ -51,12 +75,17 @@ struct ud_endpoint {
     struct intmap ah;   /* peer key -> struct ibv_ah */
     cm_msg_fn on_message;
     void *ctx;
+    uint32_t send_generation; /* of the sends posted since the QP was last reset */
     long sent;
     long received;
+    long refused;  /* datagrams dropped as malformed or forged */
+    long restarts; /* times the QP was reset after a failed work request */
 };
 
-/* Entries a UD endpoint needs on its CQ(s). */
-int ud_cq_entries(void);
+/* Entries a UD endpoint needs on the CQ its sends complete on, and on its receive CQ
+ * (twice its buffers: after a reset of the QP, completions of before may still be there). */
+int ud_send_cq_entries(void);
+int ud_recv_cq_entries(void);
 
 /* Sends complete on send_ep, receives on recv_ep (they may be the same endpoint). */
 void ud_create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint *recv_ep,
@@ -73,5 +102,30 @@ struct verbs_addr ud_addr(const struct ud_endpoint *u);
  */
 bool ud_send(struct ud_endpoint *u, int peer_key, const struct verbs_addr *to,
              const struct cm_msg *msg);
+
+/* The Q_Key of this job's UD channel (derived from the job id). */
+uint32_t ud_job_qkey(void);
+
+/* ---- receiving (ud_datagram.c: no verbs calls, so it can be tested alone) ---- */
+
+/*
+ * Handles the successful receive completion wc whose buffer is buf (GRH
+ * space first): a datagram of the wrong length is refused, a well-formed one
+ * goes to u->on_message with its sender. Reads at most wc->byte_len bytes.
+ */
+void ud_deliver(struct ud_endpoint *u, const struct ibv_wc *wc, const void *buf);
+
+/* Whether the datagram came from the UD QP published as `a`: its QP number,
+ * and its LID (InfiniBand) or GID (RoCE, or a forced GID index). */
+bool ud_sender_is(const struct ud_sender *from, const struct verbs_addr *a);
+
+/* Whether the QP address `qp` carried in a message is a plausible QP of the port at
+ * `port` (same LID and GID, 24-bit QP number and PSN). */
+bool ud_qp_addr_valid(const struct verbs_addr *qp, const struct verbs_addr *port);
+
+/* A datagram dropped: counted, and the first few are warned about, naming the sender. */
+void ud_refuse(struct ud_endpoint *u, const struct ud_sender *from, const char *why);
+/* Datagrams refused so far (from any thread). */
+long ud_refused(const struct ud_endpoint *u);
 
 #endif

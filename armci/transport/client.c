@@ -94,15 +94,35 @@ static void setup_bounces(void)
     ep.bounces_free = cfg.bounce_count;
 }
 
+/*
+ * Completions that can wait in the client CQ at once, each kind bounded by
+ * the constant that limits it:
+ *   signaled sends on the RC QPs  CLIENT_SEND_BUDGET (sq_room keeps ep.signaled below it;
+ *                                 unsignaled requests complete only in error)
+ *   a QP in error                 ARMCI_SEND_WQES: an error completion for each of its
+ *                                 requests, signaled or not (the first one ends the job)
+ *   reply receives                CLIENT_REPLY_BUFS (the SRQ's buffers, each reposted only
+ *                                 after its completion was polled)
+ *   the UD channel                cm_client_cq_entries(): twice its send buffers (16) and
+ *                                 receive buffers (64), since completions from before a
+ *                                 reset of its QP may still be there (ud.c); 0 in static mode
+ * = 1024 + 64 + 256 + 160 = 1504 in on-demand mode by default. A CQ of that many entries
+ * cannot overrun (an overrun would put every QP on it in error).
+ */
+static int client_cq_bound(void)
+{
+    return CLIENT_SEND_BUDGET + cfg.send_wqes + CLIENT_REPLY_BUFS + cm_client_cq_entries();
+}
+
+_Static_assert(CLIENT_SEND_BUDGET > 0 && CLIENT_REPLY_BUFS > 0 &&
+                   CLIENT_SEND_BUDGET + CLIENT_REPLY_BUFS < (1 << 20),
+               "client CQ terms out of range");
+
 void client_init(void)
 {
     ep.send_budget = CLIENT_SEND_BUDGET;
-    /* Every send, every posted reply buffer and the UD channel's buffers can complete at once. */
-    /* Signaled sends, replies and the UD channel can complete at once, and a failing QP
-     * adds an error completion for each of its requests (signaled or not). */
-    endpoint_create(&ep.cq, "client",
-                    CLIENT_SEND_BUDGET + cfg.send_wqes + CLIENT_REPLY_BUFS + cm_client_cq_entries(),
-                    true);
+    /* endpoint_create checks that the provider's CQ really has this many entries. */
+    endpoint_create(&ep.cq, "client", client_cq_bound(), true);
     endpoint_on(&ep.cq, WR_TAG_POINTER, on_send_completion, NULL);
     endpoint_on(&ep.cq, WR_TAG_CONN, on_send_completion, NULL);
     recv_pool_create(&ep.replies, "client reply buffers", CLIENT_REPLY_BUFS, REPLY_BUF_SIZE,

@@ -13,6 +13,8 @@
 #define POLL_BATCH 32
 /* Acknowledging CQ events takes a lock in the provider: do it in batches. */
 #define ACK_BATCH 64
+/* Failed receives warned about per pool; the rest are only counted. */
+#define RECV_FAIL_WARNINGS 8
 
 static void unhandled(void *ctx, const struct ibv_wc *wc)
 {
@@ -38,6 +40,10 @@ void endpoint_create(struct endpoint *e, const char *who, int cqe, bool with_cha
     if (!e->cq)
         armci_die("ARMCI_Init", "ibv_create_cq (%s, %d entries) failed: %s", who, cqe,
                   strerror(errno));
+    /* The owner sized the CQ for everything it can have outstanding: less would overrun. */
+    if (e->cq->cqe < cqe)
+        armci_die("ARMCI_Init", "ibv_create_cq (%s) gave %d entries, %d needed", who, e->cq->cqe,
+                  cqe);
 }
 
 void endpoint_destroy(struct endpoint *e)
@@ -115,9 +121,22 @@ int endpoint_wait(struct endpoint *e, int timeout_ms, struct pollfd *extra, int 
 
 /* ---- receive pools ---- */
 
+/* A receive's wr_id: the buffer's index, and the pool's generation above bit 32. */
+#define GENERATION_MASK 0x1fffffffu /* what fits in a wr_id above the index and the tag */
+
 static void *buffer_at(const struct recv_pool *p, int index)
 {
     return p->bufs + (size_t)index * p->buf_size;
+}
+
+static int index_of(const struct ibv_wc *wc)
+{
+    return (int)(uint32_t)wr_id_index(wc->wr_id);
+}
+
+static uint32_t generation_of(const struct ibv_wc *wc)
+{
+    return (uint32_t)(wr_id_index(wc->wr_id) >> 32);
 }
 
 static void post_one(struct recv_pool *p, int index)
@@ -125,8 +144,8 @@ static void post_one(struct recv_pool *p, int index)
     struct ibv_sge sge = {.addr = (uintptr_t)buffer_at(p, index),
                           .length = (uint32_t)p->buf_size,
                           .lkey = p->mr->lkey};
-    struct ibv_recv_wr wr = {
-        .wr_id = wr_id_make((uint64_t)index, p->tag), .sg_list = &sge, .num_sge = 1};
+    uint64_t id = (uint64_t)p->generation << 32 | (uint32_t)index;
+    struct ibv_recv_wr wr = {.wr_id = wr_id_make(id, p->tag), .sg_list = &sge, .num_sge = 1};
     struct ibv_recv_wr *bad;
     int rc = p->srq ? ibv_post_srq_recv(p->srq, &wr, &bad) : ibv_post_recv(p->qp, &wr, &bad);
     if (rc)
@@ -134,18 +153,32 @@ static void post_one(struct recv_pool *p, int index)
                   p->what, strerror(rc));
 }
 
-/* Every receive completion of the pool: the owner sees the good ones; all are reposted. */
+/*
+ * Every receive completion of the pool: the owner sees the good ones; all are
+ * reposted, failed ones as the owner's on_failure says if it has one (the UD
+ * channel resets its QP and posts every buffer again). A failed receive can be
+ * caused from outside (a datagram longer than the buffer): the first few are
+ * warned about, the rest only counted.
+ */
 static void on_receive(void *ctx, const struct ibv_wc *wc)
 {
     struct recv_pool *p = ctx;
-    if (wc->status == IBV_WC_SUCCESS)
+    if (generation_of(wc) != p->generation)
+        return; /* posted before the QP was reset: its buffer is posted again already */
+    if (wc->status == IBV_WC_SUCCESS) {
         p->fn(p->ctx, wc);
-    else if (wc->status != IBV_WC_WR_FLUSH_ERR)
-        armci_warn("%s: receive failed: %s (buffer reposted)", p->what,
-                   ibv_wc_status_str(wc->status));
+        post_one(p, index_of(wc));
+        return;
+    }
+    if (wc->status != IBV_WC_WR_FLUSH_ERR && p->failed++ < RECV_FAIL_WARNINGS)
+        armci_warn("%s: receive failed: %s%s", p->what, ibv_wc_status_str(wc->status),
+                   p->failed == RECV_FAIL_WARNINGS ? " (no more such warnings)" : "");
     /* A flushed QP receive queue is being torn down; an SRQ outlives its QPs. */
-    if (p->srq || wc->status != IBV_WC_WR_FLUSH_ERR)
-        post_one(p, (int)wr_id_index(wc->wr_id));
+    bool repost = p->srq || wc->status != IBV_WC_WR_FLUSH_ERR;
+    if (p->on_failure)
+        repost = p->on_failure(p->ctx, wc);
+    if (repost)
+        post_one(p, index_of(wc));
 }
 
 void recv_pool_create(struct recv_pool *p, const char *what, int count, size_t buf_size,
@@ -176,6 +209,13 @@ void recv_pool_attach_qp(struct recv_pool *p, struct ibv_qp *qp)
         post_one(p, i);
 }
 
+void recv_pool_reset(struct recv_pool *p)
+{
+    p->generation = (p->generation + 1) & GENERATION_MASK;
+    for (int i = 0; i < p->count; i++)
+        post_one(p, i);
+}
+
 void recv_pool_destroy(struct recv_pool *p)
 {
     if (!p->bufs)
@@ -188,5 +228,5 @@ void recv_pool_destroy(struct recv_pool *p)
 
 void *recv_pool_buffer(const struct recv_pool *p, const struct ibv_wc *wc)
 {
-    return buffer_at(p, (int)wr_id_index(wc->wr_id));
+    return buffer_at(p, index_of(wc));
 }

@@ -72,6 +72,11 @@ struct recv_pool {
     enum wr_tag tag;
     completion_fn fn; /* the owner's handler for successful receives */
     void *ctx;
+    /* Optional: told about every failed receive (flushes included); returns whether to
+     * repost its buffer. Without it, all are reposted but flushes of a QP's own queue. */
+    bool (*on_failure)(void *ctx, const struct ibv_wc *wc);
+    uint32_t generation; /* of the buffers posted since the last recv_pool_reset */
+    long failed;         /* receive completions with an error other than a flush */
 };
 
 /*
@@ -85,6 +90,12 @@ void recv_pool_create(struct recv_pool *p, const char *what, int count, size_t b
                       void *ctx);
 /* For a pool without SRQ: the QP whose receive queue the buffers go to; posts them all. */
 void recv_pool_attach_qp(struct recv_pool *p, struct ibv_qp *qp);
+/*
+ * The pool's QP went through RESET (which discards posted receives): posts
+ * every buffer again. Completions of buffers posted before, still in the CQ,
+ * are then ignored: the CQ can hold up to twice the pool's count for it.
+ */
+void recv_pool_reset(struct recv_pool *p);
 void recv_pool_destroy(struct recv_pool *p);
 
 /* The buffer a receive completion refers to. */

@@ -1,0 +1,664 @@
+/*
+ * Writes the seed corpora of the fuzz targets, DIR/corpus/ds/<name> and
+ * DIR/corpus/ud/<name>, one file per case in each harness's input format
+ * (see fuzz_ds.c and fuzz_ud.c): a valid request of every operation and the
+ * edge cases the checks are about; and DIR/ds.dict, the segment boundaries
+ * as libFuzzer dictionary entries. Inputs that made a target crash are kept
+ * beside the seeds (regress-*) and are not touched here.
+ * Usage: fuzz-make-corpus DIR   (tests/fuzz)
+ */
+#include <armci.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/config.h"
+#include "core/ticket_lock.h"
+#include "dataserver/protocol.h"
+#include "fuzz.h"
+#include "odcm/ud.h"
+
+static const char *root;
+
+/* ---- writing inputs ---- */
+
+static uint8_t input[1 << 17];
+static size_t input_len;
+
+static void put(const void *p, size_t n)
+{
+    if (input_len + n > sizeof(input)) {
+        fprintf(stderr, "input too long\n");
+        exit(1);
+    }
+    memcpy(input + input_len, p, n);
+    input_len += n;
+}
+
+static void put8(uint8_t v)
+{
+    put(&v, 1);
+}
+
+static void save(const char *target, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/corpus", root);
+    if (mkdir(path, 0755) && errno != EEXIST) {
+        perror(path);
+        exit(1);
+    }
+    snprintf(path, sizeof(path), "%s/corpus/%s", root, target);
+    if (mkdir(path, 0755) && errno != EEXIST) {
+        perror(path);
+        exit(1);
+    }
+    snprintf(path, sizeof(path), "%s/corpus/%s/%s", root, target, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(input, 1, input_len, f) != input_len || fclose(f)) {
+        perror(path);
+        exit(1);
+    }
+    input_len = 0;
+}
+
+/* ---- ds: requests to the data server ---- */
+
+#define A     (FUZZ_DS_ARENA + FUZZ_DS_A_OFFSET)
+#define B     (FUZZ_DS_ARENA + FUZZ_DS_B_OFFSET)
+#define C     (FUZZ_DS_ARENA + FUZZ_DS_C_OFFSET)
+#define LOCKS (FUZZ_DS_ARENA + FUZZ_DS_LOCK_OFFSET)
+#define MUTEX sizeof(struct ticket_lock)
+
+static uint64_t next_token = 1;
+
+static struct ds_message rq(enum ds_op op, uint64_t addr, uint64_t len)
+{
+    return (struct ds_message){.op = (uint8_t)op,
+                               .origin = 5,
+                               .token = next_token++,
+                               .addr = addr,
+                               .len = len,
+                               .target_local = 1};
+}
+
+/* One request from client connection `conn` (0 or 1): header, then payload. */
+static void request(int conn, const struct ds_message *m, const void *payload, size_t n)
+{
+    size_t len = sizeof(*m) + n;
+    put8((uint8_t)conn);
+    put8((uint8_t)len);
+    put8((uint8_t)(len >> 8));
+    put(m, sizeof(*m));
+    put(payload, n);
+}
+
+/* The same, sized by the harness from the header (bit 1 of ctl): as a client sends it. */
+static void natural(int conn, const struct ds_message *m, const void *payload, size_t n)
+{
+    put8((uint8_t)(conn | 2));
+    put(m, sizeof(*m));
+    put(payload, n);
+}
+
+static uint8_t data[8192];
+
+static void ds_acc(const char *name, int type, size_t elem)
+{
+    struct ds_message m = rq(DS_ACC, A + 64, 8 * elem);
+    m.datatype = (uint8_t)type;
+    double two[2] = {2, 0};
+    float twof[2] = {2, 0};
+    long twol = 2;
+    int twoi = 2;
+    if (type == ARMCI_ACC_INT)
+        memcpy(m.scale, &twoi, sizeof(twoi));
+    else if (type == ARMCI_ACC_LNG)
+        memcpy(m.scale, &twol, sizeof(twol));
+    else if (type == ARMCI_ACC_FLT || type == ARMCI_ACC_CPL)
+        memcpy(m.scale, twof, sizeof(twof));
+    else
+        memcpy(m.scale, two, sizeof(two));
+    natural(0, &m, data, 8 * elem);
+    save("ds", name);
+}
+
+static void ds_rmw(const char *name, int op, size_t size)
+{
+    struct ds_message m = rq(DS_RMW, B + 8, size);
+    m.rmw_op = (uint8_t)op;
+    m.value = 3;
+    natural(0, &m, NULL, 0);
+    save("ds", name);
+}
+
+/* A strided request: levels, counts and strides at the server. */
+static struct ds_message strided(enum ds_op op, uint64_t addr, int levels, const int *count,
+                                 const int *stride)
+{
+    struct ds_message m = rq(op, addr, 0);
+    m.stride.levels = levels;
+    size_t packed = 1;
+    for (int i = 0; i <= levels; i++) {
+        m.stride.count[i] = count[i];
+        packed *= (size_t)count[i];
+    }
+    for (int i = 0; i < levels; i++)
+        m.stride.stride[i] = stride[i];
+    m.len = packed;
+    m.reply_addr = 0x7f0000001000;
+    m.reply_rkey = 0x1234;
+    return m;
+}
+
+/* k segments of len bytes at addrs: the addresses lead the payload, then the data
+ * (conn | 2: framed by the harness, as a client would size it). */
+static void iov(int conn, enum ds_op op, const uint64_t *addrs, int k, uint64_t len, int type)
+{
+    struct ds_message m = rq(op, 0, len);
+    m.value = k;
+    m.datatype = (uint8_t)type;
+    m.reply_addr = 0x7f0000002000;
+    m.reply_rkey = 0x1234;
+    if (type == ARMCI_ACC_INT) {
+        int one = 1;
+        memcpy(m.scale, &one, sizeof(one));
+    }
+    uint8_t payload[1024];
+    size_t n = (size_t)k * sizeof(uint64_t);
+    memcpy(payload, addrs, n);
+    if (op != DS_GET_IOV) {
+        memcpy(payload + n, data, (size_t)k * len);
+        n += (size_t)k * len;
+    }
+    if (conn & 2)
+        natural(conn & 1, &m, payload, n);
+    else
+        request(conn, &m, payload, n);
+}
+
+static void ds_corpus(void)
+{
+    for (size_t i = 0; i < sizeof(data); i++)
+        data[i] = (uint8_t)(i * 7 + 1);
+
+    ds_acc("acc-int", ARMCI_ACC_INT, 4);
+    ds_acc("acc-long", ARMCI_ACC_LNG, 8);
+    ds_acc("acc-float", ARMCI_ACC_FLT, 4);
+    ds_acc("acc-double", ARMCI_ACC_DBL, 8);
+    ds_acc("acc-complex", ARMCI_ACC_CPL, 8);
+    ds_acc("acc-double-complex", ARMCI_ACC_DCP, 16);
+    ds_rmw("rmw-fetch-and-add", ARMCI_FETCH_AND_ADD, sizeof(int));
+    ds_rmw("rmw-fetch-and-add-long", ARMCI_FETCH_AND_ADD_LONG, sizeof(long));
+    ds_rmw("rmw-swap", ARMCI_SWAP, sizeof(int));
+    ds_rmw("rmw-swap-long", ARMCI_SWAP_LONG, sizeof(long));
+
+    struct ds_message m = rq(DS_LOCK, LOCKS + MUTEX, MUTEX);
+    request(0, &m, NULL, 0);
+    m = rq(DS_UNLOCK, LOCKS + MUTEX, MUTEX);
+    request(0, &m, NULL, 0);
+    save("ds", "lock-unlock");
+
+    /* Two clients on one mutex: the second waits, the unlock grants it. */
+    m = rq(DS_LOCK, LOCKS, MUTEX);
+    request(0, &m, NULL, 0);
+    m = rq(DS_LOCK, LOCKS, MUTEX);
+    request(1, &m, NULL, 0);
+    m = rq(DS_UNLOCK, LOCKS, MUTEX);
+    request(0, &m, NULL, 0);
+    m = rq(DS_UNLOCK, LOCKS, MUTEX);
+    request(1, &m, NULL, 0);
+    save("ds", "lock-contended");
+
+    m = rq(DS_LOCK, LOCKS + 3 * MUTEX, MUTEX);
+    request(0, &m, NULL, 0);
+    m = rq(DS_UNLOCK, LOCKS + 3 * MUTEX, MUTEX);
+    request(1, &m, NULL, 0);
+    save("ds", "unlock-not-held");
+
+    m = rq(DS_LOCK, A, MUTEX);
+    request(0, &m, NULL, 0);
+    m = rq(DS_LOCK, LOCKS + 8, MUTEX);
+    request(0, &m, NULL, 0);
+    m = rq(DS_LOCK, LOCKS + FUZZ_DS_LOCKS * MUTEX, MUTEX);
+    request(0, &m, NULL, 0);
+    save("ds", "lock-not-a-mutex");
+
+    int c1[] = {16, 4}, s1[] = {64};
+    m = strided(DS_PUT_PACKED, A + 128, 1, c1, s1);
+    natural(0, &m, data, m.len);
+    save("ds", "put-packed");
+
+    int c2[] = {8, 3, 5}, s2[] = {32, 200};
+    m = strided(DS_PUT_PACKED, B, 2, c2, s2);
+    request(0, &m, data, m.len);
+    save("ds", "put-packed-2-levels");
+
+    int c8[] = {2, 2, 2, 2, 2, 2, 2, 2, 2}, s8[] = {4, 8, 16, 32, 64, 128, 256, 512};
+    m = strided(DS_PUT_PACKED, A, 8, c8, s8);
+    request(1, &m, data, m.len);
+    save("ds", "put-packed-8-levels");
+
+    int ca[] = {16, 4}, sa[] = {48};
+    m = strided(DS_ACC_PACKED, A + 8, 1, ca, sa);
+    m.datatype = ARMCI_ACC_DBL;
+    double one = 1;
+    memcpy(m.scale, &one, sizeof(one));
+    natural(0, &m, data, m.len);
+    save("ds", "acc-packed");
+
+    int cg[] = {24, 2, 3}, sg[] = {100, 400};
+    m = strided(DS_GET_PACKED, B + 16, 2, cg, sg);
+    natural(0, &m, NULL, 0);
+    save("ds", "get-packed");
+
+    uint64_t addrs[] = {A, A + 100, B + 8, LOCKS + 16};
+    iov(2, DS_PUT_IOV, addrs, 3, 16, 0);
+    save("ds", "put-iov");
+    iov(2, DS_GET_IOV, addrs, 4, 16, 0);
+    save("ds", "get-iov");
+    iov(1, DS_ACC_IOV, addrs, 3, 16, ARMCI_ACC_INT);
+    save("ds", "acc-iov");
+
+    /* Edges: the last bytes of a segment, one past, a range into the next canary. */
+    m = rq(DS_RMW, B + FUZZ_DS_B_SIZE - 8, 8);
+    m.rmw_op = ARMCI_SWAP_LONG;
+    request(0, &m, NULL, 0);
+    m = rq(DS_ACC, B + FUZZ_DS_B_SIZE - 4, 8);
+    m.datatype = ARMCI_ACC_INT;
+    request(0, &m, data, 8);
+    m = rq(DS_ACC, A + FUZZ_DS_A_SIZE, 4);
+    m.datatype = ARMCI_ACC_INT;
+    request(0, &m, data, 4);
+    m = rq(DS_ACC, A - 4, 8);
+    m.datatype = ARMCI_ACC_INT;
+    request(0, &m, data, 8);
+    m = rq(DS_ACC, C, 4);
+    m.datatype = ARMCI_ACC_INT;
+    request(0, &m, data, 4);
+    m = rq(DS_ACC, C, 8);
+    request(0, &m, data, 8);
+    int c7[] = {7}, s7[] = {0};
+    m = strided(DS_GET_PACKED, C, 0, c7, s7);
+    request(0, &m, NULL, 0);
+    c7[0] = 8;
+    m = strided(DS_PUT_PACKED, C, 0, c7, s7);
+    request(0, &m, data, 8);
+    save("ds", "edge-segment-ends");
+
+    int cx[] = {8, 2}, sx[] = {FUZZ_DS_B_SIZE - 8};
+    m = strided(DS_PUT_PACKED, B, 1, cx, sx);
+    request(0, &m, data, m.len);
+    sx[0]++;
+    m = strided(DS_PUT_PACKED, B, 1, cx, sx);
+    request(0, &m, data, m.len);
+    save("ds", "edge-stride-to-the-end");
+
+    /* k * len wraps around: 2 segments of 2^63 bytes "are" 0 bytes of data. */
+    m = rq(DS_PUT_IOV, 0, 1ull << 63);
+    m.value = 2;
+    request(0, &m, addrs, 2 * sizeof(uint64_t));
+    m = rq(DS_GET_IOV, 0, 1ull << 63);
+    m.value = 2;
+    request(0, &m, addrs, 2 * sizeof(uint64_t));
+    save("ds", "edge-iov-size-wraps");
+
+    m = rq(DS_GET_IOV, 0, FUZZ_DS_OUT_SIZE / 2 + 8);
+    m.value = 2;
+    request(0, &m, addrs, 2 * sizeof(uint64_t));
+    int cb[] = {FUZZ_DS_OUT_SIZE + 1}, sb[] = {0};
+    m = strided(DS_GET_PACKED, A, 0, cb, sb);
+    request(0, &m, NULL, 0);
+    save("ds", "edge-get-too-big");
+
+    int c9[] = {1, 1, 1, 1, 1, 1, 1, 1, 1}, s9[] = {0, 0, 0, 0, 0, 0, 0, 0};
+    m = strided(DS_PUT_PACKED, A, 8, c9, s9);
+    m.stride.levels = 9;
+    request(0, &m, data, 1);
+    m.stride.levels = -1;
+    request(0, &m, data, 1);
+    int cn[] = {8, -2}, sn[] = {16};
+    m = strided(DS_PUT_PACKED, A, 1, cn, sn);
+    m.len = 16;
+    request(0, &m, data, 16);
+    int cs[] = {8, 2}, ss[] = {-16};
+    m = strided(DS_PUT_PACKED, A + 64, 1, cs, ss);
+    request(0, &m, data, m.len);
+    int cz[] = {8, 4}, sz[] = {0};
+    m = strided(DS_ACC_PACKED, A, 1, cz, sz);
+    m.datatype = ARMCI_ACC_LNG;
+    request(0, &m, data, m.len);
+    int co[] = {0x10000, 0x10000, 0x10000}, so[] = {0x10000, 0x7fffffff};
+    m = strided(DS_PUT_PACKED, A, 2, co, so);
+    request(0, &m, data, 64);
+    save("ds", "edge-bad-layouts");
+
+    m = rq(DS_ACC, A, 8);
+    m.datatype = 6;
+    request(0, &m, data, 8);
+    m = rq(DS_ACC, A, 6);
+    m.datatype = ARMCI_ACC_INT;
+    request(0, &m, data, 6);
+    m = rq(DS_ACC, A, 8);
+    m.target_local = 4;
+    request(0, &m, data, 8);
+    m.target_local = -1;
+    request(0, &m, data, 8);
+    m = rq(DS_ACC, A, 16);
+    request(0, &m, data, 8); /* payload shorter than len */
+    save("ds", "edge-bad-accumulates");
+
+    m = rq(DS_RMW, A + 2, 4);
+    m.rmw_op = ARMCI_FETCH_AND_ADD;
+    request(0, &m, NULL, 0);
+    m.rmw_op = 9;
+    request(0, &m, NULL, 0);
+    m = rq(DS_RMW, A, 8);
+    m.rmw_op = ARMCI_SWAP;
+    request(0, &m, NULL, 0);
+    save("ds", "edge-bad-rmw");
+
+    m = rq(DS_PUT_IOV, 0, 16);
+    m.value = 0;
+    request(0, &m, NULL, 0);
+    m.value = -1;
+    request(0, &m, addrs, 8);
+    m.value = 3;
+    request(0, &m, addrs, 3 * 8 + 16); /* data for one segment of three */
+    m = rq(DS_PUT_IOV, 0, 0);
+    m.value = 1;
+    request(0, &m, addrs, 8);
+    save("ds", "edge-bad-iov");
+
+    m = rq(DS_OP_MAX, A, 0);
+    request(0, &m, NULL, 0);
+    m.op = 0;
+    request(0, &m, NULL, 0);
+    m.op = 255;
+    request(0, &m, NULL, 0);
+    put8(0); /* a request shorter than a header */
+    put8(10);
+    put8(0);
+    put(data, 10);
+    save("ds", "edge-unknown-and-short");
+}
+
+/* ---- ud: connection messages ---- */
+
+enum { TO_SERVER = 0, TO_CLIENT = 1, CONNECT = 2, TICK = 3 };
+enum { GRH = 1, GRH_IPV4 = 2, NO_GRH_SPACE = 4 };
+
+static int roce, protocol;
+
+static struct verbs_addr port(int node)
+{
+    struct verbs_addr a = {0};
+    fuzz_ud_port(node, roce, &a.lid, a.gid);
+    return a;
+}
+
+static int node_of(int rank)
+{
+    return rank / 2;
+}
+
+static void world(int is_roce, int serial)
+{
+    roce = is_roce;
+    protocol = serial ? CFG_PROTOCOL_SERIAL : CFG_PROTOCOL_OVERLAP;
+    put8((uint8_t)(is_roce | serial << 1));
+}
+
+/* A datagram from `sender` (a rank < 8, a node's server 8..11, or another QP on the port of
+ * one of those: +12). */
+static void dgram(int to, int sender, int flags, const void *p, size_t n)
+{
+    put8((uint8_t)to);
+    put8((uint8_t)sender);
+    put8((uint8_t)flags);
+    put8((uint8_t)n);
+    put(p, n);
+}
+
+/* A message as the device delivers it: with a GRH on RoCE. */
+static void msg(int to, int sender, const struct cm_msg *m)
+{
+    dgram(to, sender, roce ? GRH : 0, m, sizeof(*m));
+}
+
+/* From a QP the input names: [u32 qpn][u16 lid][16 gid]. */
+static void msg_raw(int to, uint32_t qpn, const struct verbs_addr *port_addr,
+                    const struct cm_msg *m)
+{
+    put8((uint8_t)to);
+    put8(255);
+    put8(roce ? GRH : 0);
+    put8((uint8_t)sizeof(*m));
+    put(&qpn, 4);
+    put(&port_addr->lid, 2);
+    put(port_addr->gid, 16);
+    put(m, sizeof(*m));
+}
+
+/* What a client rank sends to our server (node 1). */
+static struct cm_msg client_msg(enum cm_msg_type type, int rank, uint32_t epoch, bool with_qp)
+{
+    struct cm_msg m = {.type = (uint8_t)type,
+                       .protocol = (uint8_t)protocol,
+                       .rank = rank,
+                       .node = node_of(FUZZ_UD_ME),
+                       .epoch = epoch};
+    if (with_qp) {
+        m.qp = port(node_of(rank));
+        m.qp.qpn = 0x5000 + (uint32_t)rank;
+        m.qp.psn = 0x1234;
+    }
+    return m;
+}
+
+/* What node `node`'s server answers our client. */
+static struct cm_msg server_msg(enum cm_msg_type type, int node, uint32_t epoch)
+{
+    struct cm_msg m = {.type = (uint8_t)type,
+                       .protocol = (uint8_t)protocol,
+                       .rank = FUZZ_UD_ME,
+                       .node = node,
+                       .epoch = epoch,
+                       .credits = 8};
+    m.qp = port(node);
+    m.qp.qpn = 0x6000 + (uint32_t)node;
+    m.qp.psn = 0x4321;
+    return m;
+}
+
+static void connect_to(int node)
+{
+    put8(CONNECT);
+    put8((uint8_t)node);
+}
+
+/* A whole connection from rank 4 to our server, and ours to node `node`. */
+static void both_sides(int node)
+{
+    struct cm_msg m = client_msg(CM_REQ, 4, 1, protocol == CFG_PROTOCOL_SERIAL);
+    msg(TO_SERVER, 4, &m);
+    if (protocol == CFG_PROTOCOL_OVERLAP) {
+        m = client_msg(CM_RTU, 4, 1, true);
+        msg(TO_SERVER, 4, &m);
+    }
+    msg(TO_SERVER, 4, &m); /* a duplicate: answered again, nothing new */
+    connect_to(node);
+    m = server_msg(CM_REP, node, 1);
+    msg(TO_CLIENT, 8 + node, &m);
+    m = server_msg(CM_ACK, node, 1);
+    msg(TO_CLIENT, 8 + node, &m);
+}
+
+static void ud_corpus(void)
+{
+    world(0, 0);
+    both_sides(0);
+    save("ud", "overlap");
+    world(0, 1);
+    both_sides(3);
+    save("ud", "serial");
+    world(1, 0);
+    both_sides(2);
+    save("ud", "roce-overlap");
+    world(1, 1);
+    both_sides(0);
+    save("ud", "roce-serial");
+
+    /* RoCEv2 over IPv4: the source GID comes from an IPv4 header. */
+    world(1, 0);
+    struct cm_msg m = client_msg(CM_REQ, 6, 1, false);
+    dgram(TO_SERVER, 6, GRH | GRH_IPV4, &m, sizeof(m));
+    connect_to(0);
+    m = server_msg(CM_ACK, 0, 1);
+    dgram(TO_CLIENT, 8, GRH | GRH_IPV4, &m, sizeof(m));
+    save("ud", "roce-ipv4-grh");
+
+    /* The answer arrives after retransmissions; an RTU before its REQ. */
+    world(0, 0);
+    connect_to(3);
+    put8(TICK);
+    put8(TICK);
+    m = server_msg(CM_ACK, 3, 1);
+    msg(TO_CLIENT, 11, &m);
+    m = client_msg(CM_RTU, 7, 1, true);
+    msg(TO_SERVER, 7, &m);
+    m = client_msg(CM_REQ, 7, 1, false);
+    msg(TO_SERVER, 7, &m);
+    save("ud", "retransmissions-and-reordering");
+
+    /* A newer attempt before the RTU takes the server end over; once connected it does not. */
+    world(0, 0);
+    m = client_msg(CM_REQ, 5, 1, false);
+    msg(TO_SERVER, 5, &m);
+    m = client_msg(CM_REQ, 5, 2, false);
+    msg(TO_SERVER, 5, &m);
+    m = client_msg(CM_RTU, 5, 1, true);
+    msg(TO_SERVER, 5, &m);
+    m = client_msg(CM_RTU, 5, 2, true);
+    msg(TO_SERVER, 5, &m);
+    m = client_msg(CM_REQ, 5, 3, false);
+    msg(TO_SERVER, 5, &m);
+    save("ud", "epochs");
+
+    /* Forgeries: rank 4's request from rank 5, from another QP of rank 4's port, from a
+     * named QP; a high epoch first; answers about node 0 from node 3 and from a client. */
+    world(0, 0);
+    m = client_msg(CM_REQ, 4, 0x7ffffff0, false);
+    msg(TO_SERVER, 5, &m);
+    msg(TO_SERVER, 12 + 4, &m);
+    struct verbs_addr p4 = port(node_of(4));
+    msg_raw(TO_SERVER, 0x777, &p4, &m);
+    m = client_msg(CM_RTU, 4, 1, true);
+    msg(TO_SERVER, 12 + 4, &m);
+    connect_to(0);
+    m = server_msg(CM_ACK, 0, 1);
+    msg(TO_CLIENT, 11, &m);
+    msg(TO_CLIENT, 0, &m);
+    msg(TO_CLIENT, 12 + 8, &m);
+    both_sides(0);
+    save("ud", "forged-senders");
+
+    world(1, 0);
+    m = client_msg(CM_REQ, 4, 1, false);
+    dgram(TO_SERVER, 4, 0, &m, sizeof(m)); /* RoCE, but no GRH: no source GID */
+    m = client_msg(CM_RTU, 4, 1, true);
+    m.qp = port(node_of(6)); /* a QP on another host */
+    m.qp.qpn = 0x99;
+    msg(TO_SERVER, 4, &m);
+    save("ud", "roce-no-grh-and-foreign-qp");
+
+    /* Malformed: wrong lengths, fields out of range. */
+    world(0, 0);
+    connect_to(2);
+    m = client_msg(CM_REQ, 4, 1, false);
+    dgram(TO_SERVER, 4, 0, &m, sizeof(m) - 1);
+    dgram(TO_SERVER, 4, 0, &m, 0);
+    dgram(TO_SERVER, 4, NO_GRH_SPACE, &m, sizeof(m));
+    dgram(TO_SERVER, 4, GRH, &m, sizeof(m) + 8);
+    struct cm_msg bad[] = {
+        client_msg(CM_ACK, 4, 1, false),  client_msg(7, 4, 1, false),
+        client_msg(CM_REQ, 3, 1, false),  client_msg(CM_REQ, 8, 1, false),
+        client_msg(CM_REQ, -1, 1, false), client_msg(CM_REQ, 4, 0, false),
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        msg(TO_SERVER, 4, &bad[i]);
+    m = client_msg(CM_REQ, 4, 1, false);
+    m.node = 0;
+    msg(TO_SERVER, 4, &m);
+    m = client_msg(CM_REQ, 4, 1, false);
+    m.protocol = 9;
+    msg(TO_SERVER, 4, &m);
+    m = client_msg(CM_RTU, 4, 1, true);
+    m.qp.qpn = 0x1000000;
+    msg(TO_SERVER, 4, &m);
+    struct cm_msg bad_answers[] = {
+        server_msg(CM_REQ, 2, 1), server_msg(CM_REP, 1, 1), server_msg(CM_REP, 4, 1),
+        server_msg(CM_REP, 2, 0), server_msg(CM_REP, 2, 9),
+    };
+    for (size_t i = 0; i < sizeof(bad_answers) / sizeof(bad_answers[0]); i++)
+        msg(TO_CLIENT, 10, &bad_answers[i]);
+    m = server_msg(CM_REP, 2, 1);
+    m.credits = 0;
+    msg(TO_CLIENT, 10, &m);
+    m.credits = CM_CREDITS_MAX + 1;
+    msg(TO_CLIENT, 10, &m);
+    m = server_msg(CM_REP, 2, 1);
+    m.rank = 3;
+    msg(TO_CLIENT, 10, &m);
+    m = server_msg(CM_REP, 2, 1);
+    m.qp.psn = 0x1000000;
+    msg(TO_CLIENT, 10, &m);
+    save("ud", "malformed");
+}
+
+/* Every segment's first and last byte, one before and one past: 8-byte entries for libFuzzer. */
+static void ds_dictionary(void)
+{
+    const uint64_t seg[][2] = {{FUZZ_DS_A_OFFSET, FUZZ_DS_A_SIZE},
+                               {FUZZ_DS_B_OFFSET, FUZZ_DS_B_SIZE},
+                               {FUZZ_DS_LOCK_OFFSET, FUZZ_DS_LOCKS * MUTEX},
+                               {FUZZ_DS_C_OFFSET, FUZZ_DS_C_SIZE}};
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/ds.dict", root);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    fprintf(f, "# Segment boundaries of the ds target (written by make_corpus.c).\n");
+    for (size_t i = 0; i < sizeof(seg) / sizeof(seg[0]); i++) {
+        uint64_t start = FUZZ_DS_ARENA + seg[i][0], end = start + seg[i][1];
+        const uint64_t at[] = {start - 1, start, end - 1, end};
+        for (size_t k = 0; k < 4; k++) {
+            fprintf(f, "seg%zu_%zu=\"", i, k);
+            for (int b = 0; b < 8; b++)
+                fprintf(f, "\\x%02x", (unsigned)(at[k] >> (8 * b)) & 0xff);
+            fprintf(f, "\"\n");
+        }
+    }
+    if (fclose(f)) {
+        perror(path);
+        exit(1);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s DIR (tests/fuzz)\n", argv[0]);
+        return 1;
+    }
+    root = argv[1];
+    ds_corpus();
+    ds_dictionary();
+    ud_corpus();
+    return 0;
+}

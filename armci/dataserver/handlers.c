@@ -222,5 +222,8 @@ void serve_message(struct server_conn *sc, struct ds_message *rq, size_t bytes)
         status = DS_EINVAL;
         break;
     }
-    server_reply(sc, rq->token, status, value);
+    /* Updates that succeeded are answered in batches; the rest at once. */
+    bool update = rq->op == DS_ACC || rq->op == DS_PUT_PACKED || rq->op == DS_ACC_PACKED ||
+                  rq->op == DS_PUT_IOV || rq->op == DS_ACC_IOV;
+    server_answer(sc, rq->token, status, value, update && status == DS_OK);
 }

@@ -35,14 +35,14 @@ static int check_lock(const struct ds_message *rq)
 static void grant(struct ticket_lock *lock, struct server_conn *sc, uint64_t token)
 {
     __atomic_store_n(&lock->holder, (int64_t)sc->client + 1, __ATOMIC_RELAXED);
-    server_reply(sc, token, DS_OK, 0);
+    server_answer_lock(sc, token, DS_OK);
 }
 
 void lock_request(struct server_conn *sc, const struct ds_message *rq)
 {
     int status = check_lock(rq);
     if (status != DS_OK) {
-        server_reply(sc, rq->token, status, 0);
+        server_answer_lock(sc, rq->token, status);
         return;
     }
     struct ticket_lock *lock = (struct ticket_lock *)(uintptr_t)rq->addr;
@@ -89,12 +89,12 @@ void unlock_request(struct server_conn *sc, const struct ds_message *rq)
     if (status == DS_OK && __atomic_load_n(&lock->holder, __ATOMIC_RELAXED) != sc->client + 1)
         status = DS_EPERM; /* releasing someone else's lock would corrupt it */
     if (status != DS_OK) {
-        server_reply(sc, rq->token, status, 0);
+        server_answer(sc, rq->token, status, 0, false);
         return;
     }
     __atomic_store_n(&lock->holder, 0, __ATOMIC_RELAXED);
     __atomic_fetch_add(&lock->serving, 1, __ATOMIC_SEQ_CST);
-    server_reply(sc, rq->token, DS_OK, 0);
+    server_answer(sc, rq->token, DS_OK, 0, false);
     locks_rescan();
 }
 
@@ -109,7 +109,7 @@ void locks_forget_range(uint64_t base, uint64_t size)
         }
         *link = w->next;
         armci_warn("data server: the mutexes rank %d waits for were destroyed", w->sc->client);
-        server_reply(w->sc, w->token, DS_EFAULT, 0);
+        server_answer_lock(w->sc, w->token, DS_EFAULT);
         free(w);
     }
 }

@@ -5,9 +5,10 @@
  *
  * A request is one SEND: struct ds_message, then `len` payload bytes for
  * operations that carry data (ACC, PUT_PACKED). The server answers every
- * request with exactly one struct ds_reply SEND, echoing `token`; for
- * GET_PACKED it first RDMA-writes the packed data to reply_addr/reply_rkey
- * on the client. Replies also return flow-control credits.
+ * request through struct ds_reply SENDs echoing tokens (one reply may answer
+ * several requests: see struct ds_reply); for GET_PACKED it first
+ * RDMA-writes the packed data to reply_addr/reply_rkey on the client.
+ * Replies also return flow-control credits.
  *
  * Addresses are in the data server's address space (the "server address"
  * of segment.h); the server checks every range against the segments it has
@@ -65,11 +66,22 @@ struct ds_message {
     struct ds_stride stride; /* *_PACKED only */
 };
 
+/*
+ * One reply answers one or more requests. The server serves a connection's
+ * requests in order and answers them in order, except lock requests (a
+ * grant may wait for an unlock): `answers` requests of the connection's
+ * in-order stream end with the one `token` names, all succeeded but that
+ * last one, whose status and value are here. Successful updates (ACC,
+ * *_PACKED puts, *_IOV puts/accs) are answered in batches that way; answers
+ * == 0 answers the lock request `token` alone.
+ */
 struct ds_reply {
     uint64_t token;
-    int64_t value;   /* RMW: the old value */
-    int32_t status;  /* enum ds_status */
-    int32_t credits; /* request credits returned to the client */
+    int64_t value;    /* RMW: the old value */
+    int32_t status;   /* enum ds_status, of the request `token` names */
+    int32_t credits;  /* request credits returned to the client */
+    uint32_t answers; /* in-order requests answered, the last being `token`; 0: a lock's */
+    uint32_t pad;
 };
 
 #endif

@@ -217,13 +217,11 @@ static int credits_to_return(struct server_conn *sc)
     return 1;
 }
 
-void server_reply(struct server_conn *sc, uint64_t token, int status, int64_t value)
+static void send_reply(struct server_conn *sc, const struct ds_reply *r)
 {
     if (sc->broken)
         return; /* nobody to answer: the QP is in error */
-    struct ds_reply r = {
-        .token = token, .value = value, .status = status, .credits = credits_to_return(sc)};
-    struct ibv_sge sge = {.addr = (uintptr_t)&r, .length = sizeof(r), .lkey = 0};
+    struct ibv_sge sge = {.addr = (uintptr_t)r, .length = sizeof(*r), .lkey = 0};
     struct ibv_send_wr wr = {
         .wr_id = wr_id_make((uintptr_t)sc, WR_TAG_POINTER),
         .sg_list = &sge,
@@ -233,6 +231,75 @@ void server_reply(struct server_conn *sc, uint64_t token, int status, int64_t va
     };
     server_reserve_sends(sc, 1);
     server_post_send(sc, &wr);
+}
+
+/* Connections with answers waiting (sc->on_due_list). */
+static struct server_conn **due;
+static int ndue, capdue;
+
+/*
+ * Answers waiting on sc go out when this many have gathered: half the
+ * client's allowance, so that it gets credits back while the other half of
+ * its requests are still being served. An idle server sends the rest.
+ */
+static uint32_t answers_per_reply(const struct server_conn *sc)
+{
+    return sc->allowance >= 2 ? (uint32_t)sc->allowance / 2 : 1;
+}
+
+static void send_due(struct server_conn *sc)
+{
+    if (!sc->answers_due)
+        return;
+    struct ds_reply r = {.token = sc->last_due,
+                         .status = DS_OK,
+                         .credits = sc->credits_due,
+                         .answers = sc->answers_due};
+    sc->answers_due = 0;
+    sc->credits_due = 0;
+    send_reply(sc, &r);
+}
+
+void server_answer(struct server_conn *sc, uint64_t token, int status, int64_t value, bool may_wait)
+{
+    sc->credits_due += credits_to_return(sc);
+    sc->answers_due++;
+    sc->last_due = token;
+    if (may_wait && sc->answers_due < answers_per_reply(sc)) {
+        if (!sc->on_due_list) {
+            if (ndue == capdue) {
+                capdue = capdue ? 2 * capdue : 16;
+                due = xrealloc(due, sizeof(*due) * (size_t)capdue);
+            }
+            due[ndue++] = sc;
+            sc->on_due_list = true;
+        }
+        return;
+    }
+    struct ds_reply r = {.token = token,
+                         .value = value,
+                         .status = status,
+                         .credits = sc->credits_due,
+                         .answers = sc->answers_due};
+    sc->answers_due = 0;
+    sc->credits_due = 0;
+    send_reply(sc, &r);
+}
+
+void server_answer_lock(struct server_conn *sc, uint64_t token, int status)
+{
+    struct ds_reply r = {
+        .token = token, .status = status, .credits = credits_to_return(sc), .answers = 0};
+    send_reply(sc, &r);
+}
+
+void server_answers_flush(void)
+{
+    for (int i = 0; i < ndue; i++) {
+        due[i]->on_due_list = false;
+        send_due(due[i]);
+    }
+    ndue = 0;
 }
 
 /* ---- the loop ---- */
@@ -273,6 +340,8 @@ static void *server_main(void *arg)
             busy_until = now_seconds() + LINGER_SECONDS;
             continue;
         }
+        /* Nothing more to serve right now: whatever answers wait go out. */
+        server_answers_flush();
         /* Right after work more is likely on its way: a short spin saves a sleep/wake-up. */
         if (now_seconds() < busy_until) {
             cpu_relax();
@@ -288,6 +357,7 @@ static void *server_main(void *arg)
         wait_for_work();
     }
     /* Everything received has been answered; let the replies leave. */
+    server_answers_flush();
     while (srv.sends_posted > 0)
         drain_sends();
     return arg;
@@ -326,6 +396,9 @@ void server_fini(void)
         free(sc);
     }
     intmap_free(&srv.by_qpn);
+    free(due);
+    due = NULL;
+    ndue = capdue = 0;
     cm_server_fini();
     locks_fini();
     registry_fini();

@@ -23,6 +23,11 @@ struct server_conn {
     int sq_posted;
     uint64_t sends_done; /* statistics */
     bool broken;         /* a send failed: the QP is in error, nothing more is served */
+    /* Successful updates answered later, together (struct ds_reply). */
+    uint32_t answers_due;
+    uint64_t last_due; /* the token of the last of them */
+    int credits_due;
+    bool on_due_list;
 };
 
 /* Master only, in this order at init; stop and fini at finalize. */

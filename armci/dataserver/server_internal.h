@@ -42,8 +42,18 @@ struct server {
 
 extern struct server srv;
 
-/* Answers a request; returns flow-control credits with it. */
-void server_reply(struct server_conn *sc, uint64_t token, int status, int64_t value);
+/*
+ * Answers a request of sc's in-order stream (every request but a lock's),
+ * returning flow-control credits. With `may_wait` (an update that succeeded)
+ * the answer may go later, in one reply with the ones after it; otherwise it
+ * goes now, together with every answer waiting before it.
+ */
+void server_answer(struct server_conn *sc, uint64_t token, int status, int64_t value,
+                   bool may_wait);
+/* Answers a lock request (granted now or later, or refused) on its own. */
+void server_answer_lock(struct server_conn *sc, uint64_t token, int status);
+/* Sends every answer that waits (the server is about to idle). */
+void server_answers_flush(void);
 /* Waits (draining send completions) for room to post `n` sends on sc. */
 void server_reserve_sends(struct server_conn *sc, int n);
 struct out_buf *server_out_buf_get(void);

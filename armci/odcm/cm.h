@@ -51,14 +51,16 @@ struct conn {
     uint64_t updates_sent; /* messages that make the data server write target memory */
     uint64_t updates_done; /* ... answered: in order, a server serves a connection in order */
     /* Its send queue (transport/send_queue.h). */
-    int sq_posted;             /* requests posted and not yet retired */
-    int sq_unsignaled;         /* requests posted since the last signaled one */
-    int sq_lazy_pending;       /* lazy works since the last signaled request */
-    struct work *lazy_head;    /* works waiting for a later signal, oldest first */
+    int sq_posted;          /* requests posted and not yet retired */
+    int sq_unsignaled;      /* requests posted since the last signaled one */
+    int sq_lazy_pending;    /* lazy works since the last signaled request */
+    struct work *lazy_head; /* works waiting for a later signal, oldest first */
     struct work *lazy_tail;
     struct sq_retire *sq_ring; /* per signaled request in flight: what it retires */
     int sq_ring_head;
     int sq_ring_count;
+    struct work *awaiting_head; /* in-order data-server messages awaiting answers */
+    struct work *awaiting_tail;
     uint64_t flush_addr; /* where a flush may write */
     uint32_t flush_rkey;
     bool sq_dirty; /* lazy works wait for a flush */

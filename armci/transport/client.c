@@ -60,7 +60,7 @@ static uint64_t token_issue(struct work *f)
     return (uint64_t)reply_slots[i].generation << 32 | i;
 }
 
-struct work *token_redeem(uint64_t token, uint32_t qp_num)
+struct work *token_lookup(uint64_t token, uint32_t qp_num)
 {
     uint32_t i = (uint32_t)token;
     if (i >= nreply_slots)
@@ -68,11 +68,42 @@ struct work *token_redeem(uint64_t token, uint32_t qp_num)
     struct reply_slot *s = &reply_slots[i];
     if (!s->work || s->generation != (uint32_t)(token >> 32) || s->work->conn->qp->qp_num != qp_num)
         return NULL;
-    struct work *f = s->work;
+    return s->work;
+}
+
+/* f's reply came: its token is void from now on, its slot free again. */
+static void token_release(struct work *f)
+{
+    struct reply_slot *s = &reply_slots[(uint32_t)f->token];
     s->work = NULL;
     s->generation++;
     s->next_free = reply_free_head;
-    reply_free_head = i;
+    reply_free_head = (uint32_t)f->token;
+}
+
+bool answers_match(const struct work *last, uint32_t n)
+{
+    if (!last->in_order || n == 0)
+        return false;
+    const struct work *w = last->conn->awaiting_head;
+    for (uint32_t k = 1; w && k < n; k++)
+        w = w->answer_next;
+    return w == last;
+}
+
+struct work *answer_next(struct conn *c)
+{
+    struct work *w = c->awaiting_head;
+    c->awaiting_head = w->answer_next;
+    if (!c->awaiting_head)
+        c->awaiting_tail = NULL;
+    token_release(w);
+    return w;
+}
+
+struct work *answer_lock(struct work *f)
+{
+    token_release(f);
     return f;
 }
 
@@ -133,12 +164,11 @@ void client_init(void)
 
 void client_cm_env(struct cm_client_env *env)
 {
-    *env = (struct cm_client_env){
-        .cq = &ep.cq,
-        .srq = ep.replies.srq,
-        .max_inline = 128,
-        .on_ready = conn_on_ready,
-        .on_destroy = sq_forget};
+    *env = (struct cm_client_env){.cq = &ep.cq,
+                                  .srq = ep.replies.srq,
+                                  .max_inline = 128,
+                                  .on_ready = conn_on_ready,
+                                  .on_destroy = sq_forget};
 }
 
 void client_fini(void)
@@ -332,7 +362,17 @@ void message_send(struct conn *c, struct ds_message *rq, struct bounce *b, size_
 void message_send_from(struct conn *c, struct ds_message *rq, struct bounce *b, const void *from,
                        size_t payload, uint32_t from_lkey, struct work *f, const char *what)
 {
-    rq->token = token_issue(f);
+    f->token = rq->token = token_issue(f);
+    /* Every request but a lock's is answered in order (dataserver/protocol.h). */
+    f->in_order = rq->op != DS_LOCK;
+    if (f->in_order) {
+        f->answer_next = NULL;
+        if (c->awaiting_tail)
+            c->awaiting_tail->answer_next = f;
+        else
+            c->awaiting_head = f;
+        c->awaiting_tail = f;
+    }
     if (from)
         post_message(c, b, sizeof(*rq), from, payload, from_lkey, f);
     else

@@ -39,8 +39,8 @@ struct work {
     struct conn *conn;
     struct handle *req;    /* counted in here until complete (may be NULL) */
     struct bounce *bounce; /* released on completion */
-    int events_left; /* WORK_MESSAGE: send completion + reply */
-    int64_t *result; /* WORK_MESSAGE: where the reply's value goes */
+    int events_left;       /* WORK_MESSAGE: send completion + reply */
+    int64_t *result;       /* WORK_MESSAGE: where the reply's value goes */
     int32_t *status; /* WORK_MESSAGE: where the reply's status goes; NULL: a rejection is fatal */
     struct bounce *data;             /* packed get: the buffer the server writes the data into */
     void (*on_done)(struct work *f); /* packed get: unpacks `data` */
@@ -52,6 +52,9 @@ struct work {
     struct work *older, *newer;      /* the in-flight list */
     struct work *lazy_next;          /* in conn's lazy works (send_queue.h) */
     struct handle *sent;             /* WORK_MESSAGE sent from user memory: counted until sent */
+    uint64_t token;                  /* WORK_MESSAGE: names it in the reply */
+    bool in_order;                   /* WORK_MESSAGE: answered in order (every one but a lock) */
+    struct work *answer_next;        /* in conn's messages awaiting answers, oldest first */
     struct work *next_free;
 };
 
@@ -100,9 +103,16 @@ void work_not_fenced(struct work *f);
 /* Completion bookkeeping of f (progress.c): counters, in-flight list, handle. */
 void work_retire(struct work *f);
 
-/* The message a reply arriving on QP qp_num answers, or NULL if the token is not a live one of
+/* The message a reply arriving on QP qp_num names, or NULL if the token is not a live one of
  * that connection (message_send issues tokens). */
-struct work *token_redeem(uint64_t token, uint32_t qp_num);
+struct work *token_lookup(uint64_t token, uint32_t qp_num);
+/* Whether `last` ends the n oldest in-order messages awaiting answers on its connection (what
+ * a reply answering n requests up to `last` must find; struct ds_reply). */
+bool answers_match(const struct work *last, uint32_t n);
+/* Takes the oldest in-order message of c awaiting its answer (its token becomes void). */
+struct work *answer_next(struct conn *c);
+/* Takes lock request f, answered on its own (its token becomes void). */
+struct work *answer_lock(struct work *f);
 
 /*
  * A chain of RDMA work requests to one connection, posted with a single

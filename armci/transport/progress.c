@@ -95,27 +95,47 @@ void on_send_completion(void *ctx, const struct ibv_wc *wc)
         work_request_done(f);
 }
 
+/* One message answered: its value or status where it wanted them, then its completion. */
+static void answered(struct work *f, int status, int64_t value)
+{
+    ep.reply_slots++;
+    /* A rejection is the caller's bug, unless the caller asked for the status itself. */
+    if (status != DS_OK && !f->status)
+        armci_die(NULL, "the data server of node %d rejected a %s: %s", f->conn->node, f->what,
+                  status_name(status));
+    if (f->result)
+        *f->result = value;
+    if (f->status)
+        *f->status = status;
+    if (--f->events_left == 0)
+        complete(f);
+}
+
+/*
+ * A reply answers the lock request its token names, or the in-order
+ * messages of its connection up to that one (dataserver/protocol.h): all
+ * of them succeeded but the last, whose status and value the reply carries.
+ * A reply that does not fit what this process awaits is dropped.
+ */
 void on_reply(void *ctx, const struct ibv_wc *wc)
 {
     struct ds_reply r = *(const struct ds_reply *)recv_pool_buffer(&ep.replies, wc);
-    struct work *f = token_redeem(r.token, wc->qp_num);
-    if (!f) {
-        armci_warn("dropped a data-server reply with unknown token %llx on QP %u",
-                   (unsigned long long)r.token, wc->qp_num);
+    struct work *last = token_lookup(r.token, wc->qp_num);
+    bool fits = last && (r.answers == 0 ? !last->in_order : answers_match(last, r.answers));
+    if (!fits) {
+        armci_warn("dropped a data-server reply with unknown token %llx (%u answers) on QP %u",
+                   (unsigned long long)r.token, r.answers, wc->qp_num);
         return; /* its buffer is reposted: the count of free reply slots is unchanged */
     }
-    ep.reply_slots++;
-    f->conn->credits += r.credits;
-    /* A rejection is the caller's bug, unless the caller asked for the status itself. */
-    if (r.status != DS_OK && !f->status)
-        armci_die(NULL, "the data server of node %d rejected a %s: %s", f->conn->node, f->what,
-                  status_name(r.status));
-    if (f->result)
-        *f->result = r.value;
-    if (f->status)
-        *f->status = r.status;
-    if (--f->events_left == 0)
-        complete(f);
+    struct conn *c = last->conn;
+    c->credits += r.credits;
+    if (r.answers == 0) {
+        answered(answer_lock(last), r.status, r.value);
+        return;
+    }
+    for (uint32_t k = 1; k < r.answers; k++)
+        answered(answer_next(c), DS_OK, 0);
+    answered(answer_next(c), r.status, r.value);
 }
 
 static int poll_all(void)

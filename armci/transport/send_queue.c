@@ -106,8 +106,10 @@ struct work *sq_pop_lazy(struct conn *c)
 {
     struct work *w = c->lazy_head;
     if (!w)
-        armci_die(NULL, "internal error: a completion from node %d retires more lazy works "
-                        "than were posted", c->node);
+        armci_die(NULL,
+                  "internal error: a completion from node %d retires more lazy works "
+                  "than were posted",
+                  c->node);
     c->lazy_head = w->lazy_next;
     if (!c->lazy_head)
         c->lazy_tail = NULL;

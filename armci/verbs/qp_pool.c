@@ -107,8 +107,7 @@ static void start_threads(struct qp_pool *p, int wanted)
 }
 
 struct qp_pool *qp_pool_create(const char *who, struct ibv_cq *send_cq, struct ibv_cq *recv_cq,
-                               struct ibv_srq *srq, struct rc_qp_caps *caps, int keep,
-                               int threads)
+                               struct ibv_srq *srq, struct rc_qp_caps *caps, int keep, int threads)
 {
     struct qp_pool *p = xcalloc(1, sizeof(*p));
     *p = (struct qp_pool){.who = who,

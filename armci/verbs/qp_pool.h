@@ -26,8 +26,7 @@ struct qp_pool;
 
 /* `who` names the pool's QPs in messages; caps as for rc_qp_create (granted caps after). */
 struct qp_pool *qp_pool_create(const char *who, struct ibv_cq *send_cq, struct ibv_cq *recv_cq,
-                               struct ibv_srq *srq, struct rc_qp_caps *caps, int keep,
-                               int threads);
+                               struct ibv_srq *srq, struct rc_qp_caps *caps, int keep, int threads);
 void qp_pool_destroy(struct qp_pool *p);
 
 /* A QP in INIT (with the caps it was granted), or NULL: then one is being made for this

@@ -6,7 +6,7 @@
  * one arena at a fixed address (so that inputs can name them), everything
  * else in the arena a canary that ASan poisons (and that is compared after
  * every request in builds without ASan); a reply recorder instead of
- * server_reply; an RDMA-write recorder instead of server_post_send.
+ * server_answer/server_answer_lock; an RDMA-write recorder instead of server_post_send.
  *
  * Input: a sequence of requests, each [u8 ctl][u16 len][len bytes]: bit 0 of
  * ctl picks one of two client connections, the bytes are what arrived in the
@@ -202,14 +202,27 @@ static int nreplies;
 static int nwrites;
 static size_t write_len;
 
-void server_reply(struct server_conn *sc, uint64_t token, int status, int64_t value)
+/* The decoder answers every request through one of these two: both count as its reply. */
+static void record_reply(struct server_conn *sc, uint64_t token, int status)
 {
-    (void)value;
     FUZZ_CHECK(status == DS_OK || status == DS_EFAULT || status == DS_EINVAL || status == DS_EPERM,
                "reply status %d", status);
     if (nreplies < (int)(sizeof(replies) / sizeof(replies[0])))
         replies[nreplies] = (struct reply){sc, token, status};
     nreplies++;
+}
+
+void server_answer(struct server_conn *sc, uint64_t token, int status, int64_t value, bool may_wait)
+{
+    (void)value;
+    /* Only a success may wait for a later reply: a refusal is answered at once. */
+    FUZZ_CHECK(!may_wait || status == DS_OK, "a refused request's answer may wait");
+    record_reply(sc, token, status);
+}
+
+void server_answer_lock(struct server_conn *sc, uint64_t token, int status)
+{
+    record_reply(sc, token, status);
 }
 
 void server_reserve_sends(struct server_conn *sc, int n)

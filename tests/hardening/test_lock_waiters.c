@@ -26,13 +26,19 @@ bool registry_is_lock(uint64_t addr)
            (addr - block_base) % sizeof(struct ticket_lock) == 0;
 }
 
-void server_reply(struct server_conn *sc, uint64_t token, int status, int64_t value)
+void server_answer_lock(struct server_conn *sc, uint64_t token, int status)
 {
     (void)sc;
-    (void)value;
     replies++;
     last_token = token;
     last_status = status;
+}
+
+void server_answer(struct server_conn *sc, uint64_t token, int status, int64_t value, bool may_wait)
+{
+    (void)may_wait;
+    (void)value;
+    server_answer_lock(sc, token, status);
 }
 
 void armci_warn(const char *fmt, ...)

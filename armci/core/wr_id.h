@@ -16,11 +16,13 @@ enum wr_tag {
     WR_TAG_UD_SEND = 3,
     WR_TAG_OUTBUF = 4, /* server packed-get buffer (pointer) */
     WR_TAG_CONN = 5,   /* client connection: a request that retires no work of its own */
+    WR_TAG_PULL = 6,   /* server RDMA read of a client's data (pointer to its record) */
 };
 
 static inline uint64_t wr_id_make(uint64_t index_or_pointer, enum wr_tag tag)
 {
-    bool pointer = tag == WR_TAG_POINTER || tag == WR_TAG_OUTBUF || tag == WR_TAG_CONN;
+    bool pointer =
+        tag == WR_TAG_POINTER || tag == WR_TAG_OUTBUF || tag == WR_TAG_CONN || tag == WR_TAG_PULL;
     return pointer ? index_or_pointer | tag : (index_or_pointer << 3) | tag;
 }
 

@@ -13,6 +13,7 @@
 #include "strided/stride.h"
 #include "core/topology.h"
 #include "dataserver/server_internal.h"
+#include "verbs/rc_qp.h"
 
 /* The node-local process whose memory a request targets (for its accumulate lock). */
 static bool target_local_index(const struct ds_message *rq, int *local)
@@ -114,16 +115,57 @@ static void server_write_back(struct server_conn *sc, struct out_buf *o, size_t 
     server_post_send(sc, &wr);
 }
 
-/* Gathers the strided region into a registered buffer and RDMA-writes it to the client. */
+/* The gather list over a region's chunks, in place in the segment (lkey its registration's). */
+static int region_sges(const struct ds_message *rq, const struct stride_desc *d, uint32_t lkey,
+                       struct ibv_sge *sge)
+{
+    int n = 0;
+    struct stride_iter it;
+    for (stride_iter_begin(&it, d); !it.done; stride_iter_next(&it))
+        sge[n++] = (struct ibv_sge){
+            .addr = rq->addr + it.dst_off, .length = (uint32_t)d->count[0], .lkey = lkey};
+    return n;
+}
+
+/*
+ * One RDMA write whose gather list is the region's chunks, in place in the
+ * segment: nothing is copied here. The reply follows on the same QP.
+ */
+static void write_back_gathered(struct server_conn *sc, const struct ds_message *rq,
+                                const struct stride_desc *d, uint32_t lkey)
+{
+    struct ibv_sge sge[RC_QP_MAX_SGE];
+    int n = region_sges(rq, d, lkey, sge);
+    struct ibv_send_wr wr = {
+        .wr_id = wr_id_make((uintptr_t)sc, WR_TAG_POINTER),
+        .sg_list = sge,
+        .num_sge = n,
+        .opcode = IBV_WR_RDMA_WRITE,
+        .send_flags = IBV_SEND_SIGNALED,
+        .wr = {.rdma = {.remote_addr = rq->reply_addr, .rkey = rq->reply_rkey}},
+    };
+    server_reserve_sends(sc, 2);
+    server_post_send(sc, &wr);
+}
+
+/* Gathers the strided region and RDMA-writes it to the client: straight from the segment when
+ * the chunks fit one gather list, else through a registered buffer. */
 static int do_get_packed(struct server_conn *sc, const struct ds_message *rq)
 {
     struct stride_desc d;
     size_t extent, packed;
-    if (!packed_layout(rq, &d, &extent, &packed) || packed != rq->len ||
-        packed > server_out_buf_size())
+    if (!packed_layout(rq, &d, &extent, &packed) || packed != rq->len)
         return DS_EINVAL;
-    if (!registry_contains(rq->addr, extent))
+    bool gathered = stride_chunks(d.count, d.levels) <= (size_t)sc->max_sge;
+    if (!gathered && packed > server_out_buf_size())
+        return DS_EINVAL;
+    uint32_t lkey;
+    if (!registry_lkey(rq->addr, extent, &lkey))
         return DS_EFAULT;
+    if (gathered) {
+        write_back_gathered(sc, rq, &d, lkey);
+        return DS_OK;
+    }
 
     struct out_buf *o = server_out_buf_get();
     const char *base = (const char *)(uintptr_t)rq->addr;
@@ -135,6 +177,26 @@ static int do_get_packed(struct server_conn *sc, const struct ds_message *rq)
 
     server_write_back(sc, o, packed, rq);
     return DS_OK;
+}
+
+/*
+ * A strided put whose data the client left in place: one RDMA read from the
+ * client straight into the region's chunks. Waiting for it keeps the
+ * connection's requests in order (the next one may touch the same bytes).
+ */
+static int do_put_pull(struct server_conn *sc, const struct ds_message *rq, size_t payload)
+{
+    struct stride_desc d;
+    size_t extent, packed;
+    if (payload || !packed_layout(rq, &d, &extent, &packed) || packed != rq->len ||
+        stride_chunks(d.count, d.levels) > (size_t)sc->max_sge)
+        return DS_EINVAL;
+    uint32_t lkey;
+    if (!registry_lkey(rq->addr, extent, &lkey))
+        return DS_EFAULT;
+    struct ibv_sge sge[RC_QP_MAX_SGE];
+    int n = region_sges(rq, &d, lkey, sge);
+    return server_pull(sc, sge, n, rq->reply_addr, rq->reply_rkey) ? DS_EFAULT : DS_OK;
 }
 
 /* I/O vectors: `value` segments of `len` bytes at the addresses leading the payload. */
@@ -213,6 +275,9 @@ void serve_message(struct server_conn *sc, struct ds_message *rq, size_t bytes)
     case DS_GET_PACKED:
         status = do_get_packed(sc, rq);
         break;
+    case DS_PUT_PULL:
+        status = do_put_pull(sc, rq, payload);
+        break;
     case DS_PUT_IOV:
     case DS_GET_IOV:
     case DS_ACC_IOV:
@@ -222,7 +287,8 @@ void serve_message(struct server_conn *sc, struct ds_message *rq, size_t bytes)
         status = DS_EINVAL;
         break;
     }
-    /* Updates that succeeded are answered in batches; the rest at once. */
+    /* Updates that succeeded are answered in batches; the rest at once (a pull too: its
+     * client waits for the answer to reuse its buffer). */
     bool update = rq->op == DS_ACC || rq->op == DS_PUT_PACKED || rq->op == DS_ACC_PACKED ||
                   rq->op == DS_PUT_IOV || rq->op == DS_ACC_IOV;
     server_answer(sc, rq->token, status, value, update && status == DS_OK);

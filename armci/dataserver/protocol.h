@@ -27,11 +27,15 @@ enum ds_op {
     DS_LOCK,       /* addr: ticket lock; the reply is the grant (may be deferred) */
     DS_UNLOCK,     /* addr: release the ticket lock */
     DS_PUT_PACKED, /* payload is packed data, scattered by `stride` from addr */
-    DS_GET_PACKED, /* gather by `stride` from addr, RDMA-write packed to reply_addr */
+    DS_GET_PACKED, /* gather by `stride` from addr, RDMA-write packed to reply_addr (at most the
+                      out-buffer size, unless the chunks fit one gather list of the QP) */
     DS_ACC_PACKED, /* like PUT_PACKED, but accumulated */
     DS_PUT_IOV,    /* value = k segments of len bytes: k addresses, then k * len data */
     DS_GET_IOV,    /* k addresses; the k * len bytes are RDMA-written to reply_addr */
     DS_ACC_IOV,    /* like PUT_IOV, accumulated */
+    DS_PUT_PULL,   /* like PUT_PACKED, but the packed data stays with the client, at
+                      reply_addr/reply_rkey: the server RDMA-reads it into place (at most a
+                      gather list of chunks) and answers when it is there */
     DS_OP_MAX
 };
 
@@ -60,7 +64,8 @@ struct ds_message {
     uint64_t len;        /* payload / target bytes */
     int64_t value;       /* RMW operand */
     uint8_t scale[16];   /* ACC scale: one element of datatype (up to double complex) */
-    uint64_t reply_addr; /* GET_PACKED: where the client wants the packed data */
+    uint64_t reply_addr; /* GET_PACKED: where the client wants the packed data; PUT_PULL:
+                            where the client has it */
     uint32_t reply_rkey;
     int32_t target_local;    /* node-local index of the process whose memory is targeted */
     struct ds_stride stride; /* *_PACKED only */

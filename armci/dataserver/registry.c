@@ -49,6 +49,15 @@ bool registry_contains(uint64_t addr, uint64_t len)
     return r && len <= r->base + r->size - addr;
 }
 
+bool registry_lkey(uint64_t addr, uint64_t len, uint32_t *lkey)
+{
+    const struct registered *r = find(addr);
+    if (!r || len > r->base + r->size - addr)
+        return false;
+    *lkey = r->mr->lkey;
+    return true;
+}
+
 bool registry_is_lock(uint64_t addr)
 {
     const struct registered *r = find(addr);

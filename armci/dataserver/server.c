@@ -38,6 +38,7 @@ static void on_request(void *ctx, const struct ibv_wc *wc);
 static const struct cm_server_ops conn_ops;
 static void on_reply_sent(void *ctx, const struct ibv_wc *wc);
 static void on_out_buf_sent(void *ctx, const struct ibv_wc *wc);
+static void on_pulled(void *ctx, const struct ibv_wc *wc);
 
 static void create_out_bufs(void)
 {
@@ -64,6 +65,7 @@ void server_init(void)
                     false);
     endpoint_on(&srv.sends, WR_TAG_POINTER, on_reply_sent, NULL);
     endpoint_on(&srv.sends, WR_TAG_OUTBUF, on_out_buf_sent, NULL);
+    endpoint_on(&srv.sends, WR_TAG_PULL, on_pulled, NULL);
     recv_pool_create(&srv.bufs, "data server request buffers", nbufs,
                      sizeof(struct ds_message) + cfg.server_buf_size, vdev.pd, &srv.requests,
                      WR_TAG_RECV, on_request, NULL);
@@ -82,6 +84,7 @@ static void *conn_create(int client)
     snprintf(peer, sizeof(peer), "client rank %d", client);
     struct rc_qp_caps caps = {.max_send_wr = sq_depth(), .max_inline = sizeof(struct ds_reply)};
     sc->qp = rc_qp_create(srv.sends.cq, srv.requests.cq, srv.bufs.srq, &caps, peer);
+    sc->max_sge = caps.max_send_sge;
     rc_qp_to_init(sc->qp, peer);
     sc->client = client;
     sc->psn = rc_random_psn();
@@ -103,10 +106,10 @@ static void conn_connect(void *conn, const struct verbs_addr *client_addr)
     rc_qp_to_rts(sc->qp, sc->psn, peer);
 }
 
-static struct verbs_addr conn_address(const void *conn, int *credits)
+static struct verbs_addr conn_address(const void *conn, struct cm_terms *terms)
 {
     const struct server_conn *sc = conn;
-    *credits = sc->allowance;
+    *terms = (struct cm_terms){.credits = sc->allowance, .gather = sc->max_sge};
     return verbs_my_addr(sc->qp->qp_num, sc->psn);
 }
 
@@ -154,6 +157,44 @@ static void drain_sends(void)
     endpoint_poll(&srv.sends);
 }
 
+/* One RDMA read of client data (server_pull): in flight until its completion says how it went. */
+struct pull {
+    struct server_conn *sc;
+    bool done;
+    int status; /* enum ibv_wc_status */
+};
+
+static void on_pulled(void *ctx, const struct ibv_wc *wc)
+{
+    struct pull *p = wr_id_pointer(wc->wr_id);
+    p->done = true;
+    p->status = wc->status;
+    send_done(p->sc, wc);
+}
+
+int server_pull(struct server_conn *sc, const struct ibv_sge *into, int n, uint64_t raddr,
+                uint32_t rkey)
+{
+    if (sc->broken)
+        return EPIPE;
+    struct pull p = {.sc = sc};
+    struct ibv_send_wr wr = {
+        .wr_id = wr_id_make((uintptr_t)&p, WR_TAG_PULL),
+        .sg_list = (struct ibv_sge *)into,
+        .num_sge = n,
+        .opcode = IBV_WR_RDMA_READ,
+        .send_flags = IBV_SEND_SIGNALED,
+        .wr = {.rdma = {.remote_addr = raddr, .rkey = rkey}},
+    };
+    server_reserve_sends(sc, 2); /* the read and the answer */
+    server_post_send(sc, &wr);
+    if (sc->broken)
+        return EPIPE;
+    while (!p.done)
+        drain_sends();
+    return p.status == IBV_WC_SUCCESS ? 0 : EFAULT;
+}
+
 void server_reserve_sends(struct server_conn *sc, int n)
 {
     while (sc->sq_posted + n > sq_depth() || srv.sends_posted + n > srv.send_budget)
@@ -183,7 +224,7 @@ void server_post_send(struct server_conn *sc, struct ibv_send_wr *wr)
         armci_warn("data server: ibv_post_send to client rank %d failed: %s", sc->client,
                    strerror(rc));
     sc->broken = true;
-    if (wr->opcode == IBV_WR_RDMA_WRITE) {
+    if (wr_id_tag(wr->wr_id) == WR_TAG_OUTBUF) {
         struct out_buf *o = wr_id_pointer(wr->wr_id);
         o->next = srv.out_free;
         srv.out_free = o;

@@ -20,6 +20,7 @@ struct server_conn {
     struct ibv_qp *qp;
     uint32_t psn;
     int allowance; /* requests the client may have outstanding here */
+    int max_sge;   /* gather entries per RDMA write on its QP */
     int sq_posted;
     uint64_t sends_done; /* statistics */
     bool broken;         /* a send failed: the QP is in error, nothing more is served */

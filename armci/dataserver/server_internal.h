@@ -54,6 +54,14 @@ void server_answer(struct server_conn *sc, uint64_t token, int status, int64_t v
 void server_answer_lock(struct server_conn *sc, uint64_t token, int status);
 /* Sends every answer that waits (the server is about to idle). */
 void server_answers_flush(void);
+/*
+ * RDMA-reads from the client of sc (raddr/rkey, contiguous) into the n
+ * registered pieces `into`, and waits until the data is there: the
+ * connection's next request may touch the same memory. 0, or an errno
+ * value when the client's memory could not be read (its connection fails).
+ */
+int server_pull(struct server_conn *sc, const struct ibv_sge *into, int n, uint64_t raddr,
+                uint32_t rkey);
 /* Waits (draining send completions) for room to post `n` sends on sc. */
 void server_reserve_sends(struct server_conn *sc, int n);
 struct out_buf *server_out_buf_get(void);
@@ -73,6 +81,8 @@ enum registry_kind {
     REGISTRY_KIND_MAX
 };
 bool registry_contains(uint64_t addr, uint64_t len);
+/* The same, and the local key of the registration holding the range. */
+bool registry_lkey(uint64_t addr, uint64_t len, uint32_t *lkey);
 /* Whether addr is the start of a mutex in a lock block. */
 bool registry_is_lock(uint64_t addr);
 /* Map and unmap for node-local process `local`; 0 or an errno value. Only the process

@@ -36,6 +36,7 @@ void conn_create_qp(struct conn *c)
     c->psn = rc_random_psn();
     c->sq_depth = caps.max_send_wr;
     c->max_inline = (uint32_t)caps.max_inline;
+    c->max_sge = caps.max_send_sge;
 }
 
 struct conn *conn_create(int node)
@@ -46,13 +47,14 @@ struct conn *conn_create(int node)
     return c;
 }
 
-void conn_establish(struct conn *c, const struct verbs_addr *server, int credits)
+void conn_establish(struct conn *c, const struct verbs_addr *server, struct cm_terms terms)
 {
     char peer[64];
     peer_name(peer, sizeof(peer), c->node);
     rc_qp_to_rtr(c->qp, server, peer);
     rc_qp_to_rts(c->qp, c->psn, peer);
-    c->credits = credits;
+    c->credits = terms.credits;
+    c->server_gather = terms.gather;
 }
 
 void conn_ready(struct conn *c)

@@ -27,9 +27,11 @@ struct conn {
     struct ibv_qp *qp;
     uint32_t psn; /* my initial packet sequence number */
     uint32_t max_inline;
-    int sq_depth;    /* send WRs this QP may have posted */
-    int credits;     /* server requests that may still be sent */
-    int outstanding; /* operations not yet complete at the target (fence waits for 0) */
+    int sq_depth;      /* send WRs this QP may have posted */
+    int max_sge;       /* gather entries per send WR */
+    int server_gather; /* entries the server's QP gathers per RDMA write */
+    int credits;       /* server requests that may still be sent */
+    int outstanding;   /* operations not yet complete at the target (fence waits for 0) */
     double setup_begin;
     double setup_end;
 

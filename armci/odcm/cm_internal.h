@@ -4,6 +4,7 @@
 
 #include "verbs/device.h"
 #include "odcm/cm.h"
+#include "odcm/cm_server.h"
 
 /* What cm_init was given. */
 extern struct cm_client_env cm_env;
@@ -13,7 +14,7 @@ struct conn *conn_create(int node);
 /* Creates c's QP and moves it to INIT. */
 void conn_create_qp(struct conn *c);
 /* RTR/RTS towards the server's QP, with the server's initial credits. */
-void conn_establish(struct conn *c, const struct verbs_addr *server, int credits);
+void conn_establish(struct conn *c, const struct verbs_addr *server, struct cm_terms terms);
 /* Marks c ready: operations may be posted on it. */
 void conn_ready(struct conn *c);
 void conn_destroy(struct conn *c);

@@ -100,11 +100,11 @@ static void accept_connect(struct accepted *a, const struct verbs_addr *client_a
 }
 
 struct verbs_addr cm_server_accept_static(int client, const struct verbs_addr *client_addr,
-                                          int *credits)
+                                          struct cm_terms *terms)
 {
     struct accepted *a = accept_new(client, 0);
     accept_connect(a, client_addr);
-    return ops.address(a->conn, credits);
+    return ops.address(a->conn, terms);
 }
 
 uint32_t cm_server_ud_qpn(void)
@@ -121,7 +121,10 @@ static void answer(const struct accepted *a, enum cm_msg_type type, uint8_t prot
         .node = topo.my_node,
         .epoch = a->epoch,
     };
-    m.qp = ops.address(a->conn, &m.credits);
+    struct cm_terms terms;
+    m.qp = ops.address(a->conn, &terms);
+    m.credits = terms.credits;
+    m.gather = (uint16_t)terms.gather;
     struct verbs_addr to = directory_client(a->client);
     ud_send(&sud, a->client, &to, &m); /* if busy, the client's retransmission covers it */
 }
@@ -139,7 +142,7 @@ static const char *invalid_request(const struct cm_msg *m)
         return "not a request";
     if (m->protocol != CFG_PROTOCOL_OVERLAP && m->protocol != CFG_PROTOCOL_SERIAL)
         return "unknown protocol";
-    if (m->pad != 0 || m->credits != 0)
+    if (m->gather != 0 || m->credits != 0)
         return "malformed";
     if (m->rank < 0 || m->rank >= rt.nprocs || topo_same_node(m->rank))
         return "rank out of range or on this node";

@@ -20,13 +20,19 @@ int cm_server_send_cq_entries(void);
  * What the connection manager needs from the data server to make the server
  * end of a connection; the data server owns that object (`conn`).
  */
+/* What a data server tells a client when their connection is made. */
+struct cm_terms {
+    int credits; /* requests the client may have outstanding at first */
+    int gather;  /* chunks the server writes back in one RDMA write (its QP's gather list) */
+};
+
 struct cm_server_ops {
     /* Creates the server end of a connection from `client`, its QP in INIT. */
     void *(*create)(int client);
     /* Moves it to RTR and RTS towards the client's QP. */
     void (*connect)(void *conn, const struct verbs_addr *client);
-    /* Its address to give the client, and the message credits the client starts with. */
-    struct verbs_addr (*address)(const void *conn, int *credits);
+    /* Its address to give the client, and the terms the client starts with. */
+    struct verbs_addr (*address)(const void *conn, struct cm_terms *terms);
 };
 
 /* UD sends complete on `sends`, receives on `requests` (the server's endpoints). */
@@ -37,7 +43,7 @@ uint32_t cm_server_ud_qpn(void);
 
 /* Static mode: the server end for `client`, connected at once; returns its address. */
 struct verbs_addr cm_server_accept_static(int client, const struct verbs_addr *client_addr,
-                                          int *credits);
+                                          struct cm_terms *terms);
 
 /* Connections accepted by this server (for the report). */
 int cm_server_conn_count(void);

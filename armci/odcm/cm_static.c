@@ -15,7 +15,7 @@
 
 struct static_record {
     struct verbs_addr addr;
-    int32_t credits;
+    struct cm_terms terms;
     int32_t valid;
 };
 
@@ -35,7 +35,7 @@ void cm_static_connect_all(void)
         c->setup_begin = begin;
         cm_table_put(c);
         int master = topo_node_master(node);
-        out[master] = (struct static_record){verbs_my_addr(c->qp->qp_num, c->psn), 0, 1};
+        out[master] = (struct static_record){verbs_my_addr(c->qp->qp_num, c->psn), {0, 0}, 1};
     }
     MPI_Alltoall(out, sizeof(*out), MPI_BYTE, in, sizeof(*in), MPI_BYTE, rt.comm);
 
@@ -46,9 +46,9 @@ void cm_static_connect_all(void)
         for (int p = 0; p < n; p++) {
             if (!in[p].valid)
                 continue;
-            int credits;
-            struct verbs_addr addr = cm_server_accept_static(p, &in[p].addr, &credits);
-            out[p] = (struct static_record){addr, credits, 1};
+            struct cm_terms terms;
+            struct verbs_addr addr = cm_server_accept_static(p, &in[p].addr, &terms);
+            out[p] = (struct static_record){addr, terms, 1};
         }
     }
     MPI_Alltoall(out, sizeof(*out), MPI_BYTE, in, sizeof(*in), MPI_BYTE, rt.comm);
@@ -58,7 +58,7 @@ void cm_static_connect_all(void)
             continue;
         const struct static_record *r = &in[topo_node_master(node)];
         struct conn *c = cm_conn_if_exists(node);
-        conn_establish(c, &r->addr, r->credits);
+        conn_establish(c, &r->addr, r->terms);
         conn_ready(c);
     }
     free(out);

@@ -146,7 +146,7 @@ static const char *invalid_answer(const struct cm_msg *m)
 {
     if (m->type != CM_REP && m->type != CM_ACK)
         return "not an answer";
-    if (m->protocol != cfg.protocol || m->pad != 0)
+    if (m->protocol != cfg.protocol || m->gather < 1 || m->gather > CM_GATHER_MAX)
         return "malformed";
     if (m->rank != rt.me)
         return "meant for another rank";
@@ -178,7 +178,7 @@ static void on_message(void *ctx, const struct ud_sender *from, const struct cm_
     if (!c || m->epoch != c->epoch || c->state == CONN_READY)
         return;
     if ((m->type == CM_REP || m->type == CM_ACK) && !c->have_server_addr) {
-        conn_establish(c, &m->qp, m->credits);
+        conn_establish(c, &m->qp, (struct cm_terms){m->credits, m->gather});
         c->have_server_addr = true;
     }
     if (m->type == CM_ACK)

@@ -28,9 +28,9 @@ enum cm_msg_type {
 };
 
 struct cm_msg {
-    uint8_t type;     /* enum cm_msg_type */
-    uint8_t protocol; /* enum cfg_protocol of the client */
-    uint16_t pad;
+    uint8_t type;         /* enum cm_msg_type */
+    uint8_t protocol;     /* enum cfg_protocol of the client */
+    uint16_t gather;      /* REP/ACK: entries the server's QP gathers per RDMA write */
     int32_t rank;         /* the client (requester) */
     int32_t node;         /* the server's node */
     uint32_t epoch;       /* the client's connection attempt */
@@ -41,6 +41,7 @@ struct cm_msg {
 /* Bounds of the fields, checked by the receivers before anything else. */
 #define CM_QPN_MASK    0xffffffu /* QP numbers and PSNs are 24-bit */
 #define CM_CREDITS_MAX 1024      /* the range of ARMCI_SERVER_CREDITS */
+#define CM_GATHER_MAX  32        /* RC_QP_MAX_SGE */
 /* Receive buffers start with room for a GRH, whether the datagram carried one or not. */
 #define UD_GRH_BYTES 40
 

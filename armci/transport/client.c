@@ -17,6 +17,7 @@
 #include "verbs/device.h"
 #include "dataserver/protocol.h"
 #include "transport/replies.h"
+#include "transport/route.h"
 #include "transport/send_queue.h"
 
 struct client_ep ep;
@@ -151,6 +152,7 @@ _Static_assert(CLIENT_SEND_BUDGET > 0 && CLIENT_REPLY_BUFS > 0 &&
 
 void client_init(void)
 {
+    route_init(vdev.provider);
     ep.send_budget = CLIENT_SEND_BUDGET;
     /* endpoint_create checks that the provider's CQ really has this many entries. */
     endpoint_create(&ep.cq, "client", client_cq_bound(), true);
@@ -315,20 +317,23 @@ void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op,
     w->what = op == IBV_WR_RDMA_WRITE ? "RDMA write" : "RDMA read";
 }
 
-void post_message(struct conn *c, struct bounce *b, size_t len, const void *payload,
-                  size_t payload_len, uint32_t payload_lkey, struct work *inf)
+void post_message(struct conn *c, struct bounce *b, size_t len, const struct ibv_sge *payload,
+                  int npayload, struct work *inf)
 {
     sq_wait_room(c);
-    struct ibv_sge sge[2] = {
-        {.addr = (uintptr_t)b->buf, .length = (uint32_t)len, .lkey = b->lkey},
-        {.addr = (uintptr_t)payload, .length = (uint32_t)payload_len, .lkey = payload_lkey},
-    };
+    struct ibv_sge sge[RC_QP_MAX_SGE];
+    size_t total = len;
+    sge[0] = (struct ibv_sge){.addr = (uintptr_t)b->buf, .length = (uint32_t)len, .lkey = b->lkey};
+    for (int i = 0; i < npayload; i++) {
+        sge[1 + i] = payload[i];
+        total += payload[i].length;
+    }
     struct ibv_send_wr wr = {
         .sg_list = sge,
-        .num_sge = payload ? 2 : 1,
+        .num_sge = 1 + npayload,
         .opcode = IBV_WR_SEND,
     };
-    if (len + (payload ? payload_len : 0) <= c->max_inline)
+    if (total <= c->max_inline)
         wr.send_flags |= IBV_SEND_INLINE;
     inf->bounce = b;
     inf->events_left = 2;
@@ -356,11 +361,12 @@ struct ds_message *message_begin(struct conn *c, int op, const struct target *t,
 void message_send(struct conn *c, struct ds_message *rq, struct bounce *b, size_t payload,
                   struct work *f, const char *what)
 {
-    message_send_from(c, rq, b, NULL, payload, 0, f, what);
+    message_send_from(c, rq, b, NULL, 0, payload, f, what);
 }
 
-void message_send_from(struct conn *c, struct ds_message *rq, struct bounce *b, const void *from,
-                       size_t payload, uint32_t from_lkey, struct work *f, const char *what)
+void message_send_from(struct conn *c, struct ds_message *rq, struct bounce *b,
+                       const struct ibv_sge *from, int nfrom, size_t payload, struct work *f,
+                       const char *what)
 {
     f->token = rq->token = token_issue(f);
     /* Every request but a lock's is answered in order (dataserver/protocol.h). */
@@ -373,13 +379,13 @@ void message_send_from(struct conn *c, struct ds_message *rq, struct bounce *b, 
             c->awaiting_head = f;
         c->awaiting_tail = f;
     }
-    if (from)
-        post_message(c, b, sizeof(*rq), from, payload, from_lkey, f);
+    if (nfrom)
+        post_message(c, b, sizeof(*rq), from, nfrom, f);
     else
-        post_message(c, b, sizeof(*rq) + payload, NULL, 0, 0, f);
+        post_message(c, b, sizeof(*rq) + payload, NULL, 0, f);
     f->what = what;
     f->server_update = rq->op == DS_ACC || rq->op == DS_PUT_PACKED || rq->op == DS_ACC_PACKED ||
-                       rq->op == DS_PUT_IOV || rq->op == DS_ACC_IOV;
+                       rq->op == DS_PUT_IOV || rq->op == DS_ACC_IOV || rq->op == DS_PUT_PULL;
     c->updates_sent += f->server_update;
 }
 

@@ -21,6 +21,7 @@
 
 #include "transport/handle.h"
 #include "verbs/endpoint.h"
+#include "verbs/rc_qp.h"
 
 struct conn;
 
@@ -142,10 +143,11 @@ void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op,
                     bool last, bool wanted);
 void rdma_batch_flush(struct rdma_batch *b);
 
-/* A data-server message in b (len bytes), with `payload` bytes more from registered memory
- * (payload_lkey) when payload is not NULL; waits while a queue limit is reached. */
-void post_message(struct conn *c, struct bounce *b, size_t len, const void *payload,
-                  size_t payload_len, uint32_t payload_lkey, struct work *inf);
+/* A data-server message in b (len bytes), followed on the wire by the npayload pieces of
+ * registered memory in payload (at most the QP's max_sge - 1); waits while a queue limit is
+ * reached. */
+void post_message(struct conn *c, struct bounce *b, size_t len, const struct ibv_sge *payload,
+                  int npayload, struct work *inf);
 /* Reserves a message credit on c (waits for one). */
 void reserve_message(struct conn *c);
 
@@ -159,10 +161,11 @@ struct ds_message *message_begin(struct conn *c, int op, const struct target *t,
                                  uint64_t len, struct bounce **b);
 void message_send(struct conn *c, struct ds_message *rq, struct bounce *b, size_t payload,
                   struct work *f, const char *what);
-/* The same with the payload taken in place from registered memory (from, from_lkey): the
- * SEND gathers the header and the payload, so the payload is not copied on this side. */
-void message_send_from(struct conn *c, struct ds_message *rq, struct bounce *b, const void *from,
-                       size_t payload, uint32_t from_lkey, struct work *f, const char *what);
+/* The same with the payload (`payload` bytes) taken in place from registered memory, the
+ * nfrom pieces of `from`: the SEND gathers header and payload, nothing is copied here. */
+void message_send_from(struct conn *c, struct ds_message *rq, struct bounce *b,
+                       const struct ibv_sge *from, int nfrom, size_t payload, struct work *f,
+                       const char *what);
 
 /*
  * Waits until the data server of c's node has applied every update sent to

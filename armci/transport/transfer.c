@@ -24,6 +24,7 @@
 #include "odcm/cm.h"
 #include "transport/progress.h"
 #include "transport/remote.h"
+#include "transport/route.h"
 #include "transport/strided_remote.h"
 #include "transport/vector_remote.h"
 #include "core/threads.h"
@@ -251,15 +252,78 @@ static void server_layout(struct ds_stride *s, const struct stride_piece *p, con
 }
 
 /* Puts and accumulates: each piece packed into a request the server scatters or applies. */
+/* Rows shorter than this are packed by copying: cheaper than a gather entry each. */
+#define GATHER_MIN_ROW 512
+
+/* How a put or accumulate goes through the data server: in place or copied, piece size. */
+struct server_plan {
+    bool in_place; /* the SENDs gather the user's rows (registered memory) */
+    uint32_t lkey;
+    size_t max_bytes; /* payload per request */
+};
+
 /*
- * Puts and accumulates: each piece packed into a request the server scatters
- * or applies. A piece that is one run of registered memory is not copied:
- * the request's SEND gathers the header and the user's bytes, which then
- * belong to the operation until that SEND completes (counted in `sent`, if
- * given: a blocking caller waits there, not for the server's answers).
+ * x's local side goes out in place if it is registered and its rows long
+ * enough to be worth a gather entry each; pieces are then cut so that their
+ * rows fit the QP's gather list beside the header.
  */
-static void send_packed(struct conn *c, const struct transfer *x, struct handle *req,
-                        struct handle *sent)
+static struct server_plan plan_server(const struct conn *c, const struct transfer *x, size_t unit)
+{
+    struct server_plan pl = {.max_bytes = request_room() / unit * unit};
+    size_t row = (size_t)x->d.count[0];
+    size_t extent = stride_extent(local_strides(x), x->d.count, x->d.levels);
+    if (extent == SIZE_MAX || !net_user_lkey(x->local, extent, &pl.lkey))
+        return pl;
+    if (x->d.levels == 0 || row >= pl.max_bytes) {
+        pl.in_place = true; /* every piece is one run: one gather entry */
+        return pl;
+    }
+    if (row < GATHER_MIN_ROW || c->max_sge < 3)
+        return pl;
+    size_t rows = MIN((size_t)c->max_sge - 1, pl.max_bytes / row);
+    pl.max_bytes = MIN(pl.max_bytes, rows * row / unit * unit);
+    pl.in_place = pl.max_bytes >= row;
+    if (!pl.in_place)
+        pl.max_bytes = request_room() / unit * unit;
+    return pl;
+}
+
+/* Requests x takes through the server with pieces of at most max_bytes. */
+static size_t pieces_of(const struct transfer *x, size_t max_bytes)
+{
+    size_t row = (size_t)x->d.count[0], chunks = stride_chunks(x->d.count, x->d.levels);
+    if (row > max_bytes)
+        return chunks * ((row + max_bytes - 1) / max_bytes);
+    size_t per_piece = max_bytes / row;
+    return (chunks + per_piece - 1) / per_piece;
+}
+
+/* The gather list of a piece: one entry per chunk of it in local memory. */
+static int piece_gather(const struct stride_piece *p, const int *strides, const char *base,
+                        uint32_t lkey, struct ibv_sge *sge)
+{
+    int packed[ARMCI_MAX_STRIDE_LEVEL];
+    stride_packed(p->count, p->levels, packed);
+    struct stride_desc walk = {p->levels, p->count, strides, packed};
+    struct stride_iter it;
+    int n = 0;
+    for (stride_iter_begin(&it, &walk); !it.done; stride_iter_next(&it))
+        sge[n++] = (struct ibv_sge){
+            .addr = (uintptr_t)(base + it.src_off), .length = (uint32_t)p->count[0], .lkey = lkey};
+    return n;
+}
+
+/*
+ * Puts and accumulates: each piece becomes a request the server scatters or
+ * applies. When the user's memory is registered (and rows are not tiny),
+ * nothing is copied here: the request's SEND gathers the header and the
+ * piece's rows in place, and they belong to the operation until that SEND
+ * completes (counted in `sent`, if given: a blocking caller waits there,
+ * not for the server's answers). Otherwise each piece is packed into the
+ * request's buffer.
+ */
+static void send_packed(struct conn *c, const struct transfer *x, const struct server_plan *pl,
+                        struct handle *req, struct handle *sent)
 {
     bool acc = x->op == TRANSFER_ACC;
     int op = acc ? DS_ACC_PACKED : DS_PUT_PACKED;
@@ -267,7 +331,7 @@ static void send_packed(struct conn *c, const struct transfer *x, struct handle 
     size_t unit = acc ? acc_elem_size(x->datatype) : 1;
     struct piece_walk w;
     struct stride_piece p;
-    piece_walk_begin(&w, x, request_room(), unit);
+    piece_walk_begin(&w, x, pl->max_bytes, unit);
     while (piece_walk_next(&w, &p)) {
         struct bounce *b;
         struct ds_message *rq = message_begin(c, op, &x->remote, p.dst_off, p.bytes, &b);
@@ -278,13 +342,14 @@ static void send_packed(struct conn *c, const struct transfer *x, struct handle 
         }
         struct work *f = work_new(WORK_MESSAGE, c, req);
         const char *from = x->local + p.src_off;
-        uint32_t lkey;
-        if (p.levels == 0 && net_user_lkey(from, p.bytes, &lkey)) {
+        if (pl->in_place) {
+            struct ibv_sge sge[RC_QP_MAX_SGE];
+            int n = piece_gather(&p, local_strides(x), from, pl->lkey, sge);
             if (sent) {
                 f->sent = sent;
                 handle_op_started(sent);
             }
-            message_send_from(c, rq, b, from, p.bytes, lkey, f, what);
+            message_send_from(c, rq, b, sge, n, p.bytes, f, what);
             continue;
         }
         pack_piece(&p, local_strides(x), from, (char *)(rq + 1), true);
@@ -292,23 +357,59 @@ static void send_packed(struct conn *c, const struct transfer *x, struct handle 
     }
 }
 
-/* Gets: the server gathers each piece and RDMA-writes it into a bounce buffer. */
+/* Whether x's local side is one contiguous run (its strides are those of its packed image). */
+static bool local_contiguous(const struct transfer *x)
+{
+    int packed[ARMCI_MAX_STRIDE_LEVEL];
+    stride_packed(x->d.count, x->d.levels, packed);
+    const int *strides = local_strides(x);
+    for (int i = 0; i < x->d.levels; i++)
+        if (x->d.count[i + 1] > 1 && strides[i] != packed[i])
+            return false;
+    return true;
+}
+
+/* A get's pieces: a bounce buffer each, or, landing in place, as many rows as the server's
+ * gather list takes (it writes them in one RDMA write: the rows of 64 KiB requests then). */
+static size_t get_piece_bytes(const struct conn *c, const struct transfer *x, bool direct)
+{
+    size_t piece = MIN(cfg.bounce_size, request_room());
+    if (!direct)
+        return piece;
+    size_t rows = (size_t)c->server_gather;
+    return MAX(piece, MIN(rows * (size_t)x->d.count[0], (size_t)1 << 20));
+}
+
+/*
+ * Gets: the server gathers each piece and RDMA-writes it to us, straight
+ * into the user's buffer when that is one registered run (nothing to
+ * unpack), else into a bounce buffer unpacked on arrival.
+ */
 static void get_packed(struct conn *c, const struct transfer *x, struct handle *req)
 {
+    size_t extent = stride_extent(local_strides(x), x->d.count, x->d.levels);
+    uint32_t lkey, rkey = 0;
+    bool direct =
+        local_contiguous(x) && extent != SIZE_MAX && net_user_keys(x->local, extent, &lkey, &rkey);
     struct piece_walk w;
     struct stride_piece p;
-    piece_walk_begin(&w, x, MIN(cfg.bounce_size, request_room()), 1);
+    piece_walk_begin(&w, x, get_piece_bytes(c, x, direct), 1);
     while (piece_walk_next(&w, &p)) {
-        struct bounce *data = bounce_get();
+        struct bounce *data = direct ? NULL : bounce_get();
         struct bounce *b;
         struct ds_message *rq = message_begin(c, DS_GET_PACKED, &x->remote, p.dst_off, p.bytes, &b);
         server_layout(&rq->stride, &p, remote_strides(x));
-        rq->reply_addr = (uintptr_t)data->buf;
-        rq->reply_rkey = data->rkey;
         struct work *f = work_new(WORK_MESSAGE, c, req);
-        f->data = data;
-        f->on_done = unpack_on_arrival;
-        f->ctx = unpack_ctx_new(&p, local_strides(x), x->local + p.src_off);
+        if (direct) {
+            rq->reply_addr = (uintptr_t)(x->local + p.src_off);
+            rq->reply_rkey = rkey;
+        } else {
+            rq->reply_addr = (uintptr_t)data->buf;
+            rq->reply_rkey = data->rkey;
+            f->data = data;
+            f->on_done = unpack_on_arrival;
+            f->ctx = unpack_ctx_new(&p, local_strides(x), x->local + p.src_off);
+        }
         message_send(c, rq, b, 0, f, "strided get");
     }
 }
@@ -389,7 +490,7 @@ static void issue_vector(struct conn *c, const struct transfer *x, struct handle
                          bool blocking)
 {
     int k = vector_batch(x->bytes, x->op != TRANSFER_GET);
-    if (x->bytes < cfg.strided_threshold && k >= 2) {
+    if (x->bytes < route_vector_threshold() && k >= 2) {
         for (int i = 0; i < x->n; i += k)
             send_vector_batch(c, x, i, MIN(k, x->n - i), req);
         return;
@@ -406,27 +507,89 @@ static void issue_vector(struct conn *c, const struct transfer *x, struct handle
     }
 }
 
+#define PULL_MIN_BYTES ((size_t)64 << 10)
+
+/*
+ * A strided put whose source is one registered run: its requests carry no
+ * data, the server RDMA-reads each piece straight into place (DS_PUT_PULL;
+ * as many rows as its gather list takes). The source belongs to the
+ * operation until the server has read it, i.e. until it answers: a
+ * blocking put waits for that (the put is then complete at the target too).
+ */
+static void pull_put(struct conn *c, const struct transfer *x, uint32_t rkey, struct handle *req,
+                     bool blocking)
+{
+    struct handle done = {0};
+    struct handle *r = blocking ? &done : req;
+    size_t piece = MIN((size_t)c->server_gather * (size_t)x->d.count[0], (size_t)1 << 20);
+    struct piece_walk w;
+    struct stride_piece p;
+    piece_walk_begin(&w, x, piece, 1);
+    while (piece_walk_next(&w, &p)) {
+        struct bounce *b;
+        struct ds_message *rq = message_begin(c, DS_PUT_PULL, &x->remote, p.dst_off, p.bytes, &b);
+        server_layout(&rq->stride, &p, remote_strides(x));
+        rq->reply_addr = (uintptr_t)(x->local + p.src_off);
+        rq->reply_rkey = rkey;
+        message_send(c, rq, b, 0, work_new(WORK_MESSAGE, c, r), "strided put");
+    }
+    if (blocking)
+        handle_wait(&done);
+}
+
 /* ---- choosing the path ---- */
 
-static bool use_packing(const struct transfer *x)
+/* Puts and accumulates through the server: a blocking call returns when the source may be
+ * reused (copied, or sent). */
+static void server_put(struct conn *c, const struct transfer *x, const struct server_plan *pl,
+                       struct handle *req, bool blocking)
 {
-    size_t chunk = (size_t)x->d.count[0];
-    return x->d.levels > 0 && chunk < cfg.strided_threshold && chunk <= request_room();
+    struct handle sent = {0};
+    send_packed(c, x, pl, req, blocking ? &sent : NULL);
+    if (sent.pending)
+        handle_wait(&sent);
 }
 
 static void issue_box(struct conn *c, const struct transfer *x, struct handle *req, bool blocking)
 {
-    if (x->op == TRANSFER_ACC || (use_packing(x) && x->op == TRANSFER_PUT)) {
-        /* A blocking call returns when the source may be reused: copied, or sent. */
-        struct handle sent = {0};
-        send_packed(c, x, req, blocking ? &sent : NULL);
-        if (sent.pending)
-            handle_wait(&sent);
-    } else if (use_packing(x)) {
-        get_packed(c, x, req);
-    } else {
-        rdma_transfer(c, x, req, blocking);
+    size_t unit = x->op == TRANSFER_ACC ? acc_elem_size(x->datatype) : 1;
+    if (x->op == TRANSFER_ACC) {
+        struct server_plan pl = plan_server(c, x, unit);
+        server_put(c, x, &pl, req, blocking);
+        return;
     }
+    /* Chunks of a request or more: the server would only cut them up. */
+    if (x->d.levels == 0 || (size_t)x->d.count[0] > request_room()) {
+        rdma_transfer(c, x, req, blocking);
+        return;
+    }
+    /* A source or destination that is one registered run: the server moves the data itself. */
+    size_t extent = stride_extent(local_strides(x), x->d.count, x->d.levels);
+    uint32_t lkey, rkey;
+    bool direct =
+        local_contiguous(x) && extent != SIZE_MAX && net_user_keys(x->local, extent, &lkey, &rkey);
+    /* A pull's answer is a round trip: below this a copy here costs less than waiting. */
+    size_t bytes = (size_t)x->d.count[0] * stride_chunks(x->d.count, x->d.levels);
+    if (x->op == TRANSFER_PUT && direct && bytes >= PULL_MIN_BYTES) {
+        size_t piece = MIN((size_t)c->server_gather * (size_t)x->d.count[0], (size_t)1 << 20);
+        if (route_via_server(x, pieces_of(x, piece), true))
+            pull_put(c, x, rkey, req, blocking);
+        else
+            rdma_transfer(c, x, req, blocking);
+        return;
+    }
+    if (x->op == TRANSFER_PUT) {
+        struct server_plan pl = plan_server(c, x, unit);
+        if (route_via_server(x, pieces_of(x, pl.max_bytes), pl.in_place))
+            server_put(c, x, &pl, req, blocking);
+        else
+            rdma_transfer(c, x, req, blocking);
+        return;
+    }
+    if (route_via_server(x, pieces_of(x, get_piece_bytes(c, x, direct)), direct))
+        get_packed(c, x, req);
+    else
+        rdma_transfer(c, x, req, blocking);
 }
 
 /* Issues x on its ready connection; a blocking get returns with the data. */

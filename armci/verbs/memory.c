@@ -73,7 +73,15 @@ static int user_upper_bound(uintptr_t a)
 
 struct net_mr *net_reg_user(const char *call, void *addr, size_t len)
 {
-    struct net_mr *m = net_reg(call, addr, len, false);
+    /* Remote access too: a data server writes the data of strided gets straight in, and
+     * reads that of strided puts from where it is. */
+    struct ibv_mr *mr =
+        ibv_reg_mr(vdev.pd, addr, len,
+                   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+    if (!mr)
+        armci_die(call, "ibv_reg_mr of %zu bytes at %p failed: %s", len, addr, strerror(errno));
+    struct net_mr *m = xmalloc(sizeof(*m));
+    *m = (struct net_mr){.mr = mr, .addr = addr, .len = len, .lkey = mr->lkey, .rkey = mr->rkey};
     m->user = true;
     if (nuser == capuser) {
         capuser = capuser ? 2 * capuser : 16;
@@ -86,7 +94,7 @@ struct net_mr *net_reg_user(const char *call, void *addr, size_t len)
     return m;
 }
 
-bool net_user_lkey(const void *addr, size_t len, uint32_t *lkey)
+bool net_user_keys(const void *addr, size_t len, uint32_t *lkey, uint32_t *rkey)
 {
     uintptr_t a = (uintptr_t)addr;
     int at = user_upper_bound(a) - 1;
@@ -97,7 +105,14 @@ bool net_user_lkey(const void *addr, size_t len, uint32_t *lkey)
     if (a + len < a || a + len > start + m->len)
         return false;
     *lkey = m->lkey;
+    *rkey = m->rkey;
     return true;
+}
+
+bool net_user_lkey(const void *addr, size_t len, uint32_t *lkey)
+{
+    uint32_t rkey;
+    return net_user_keys(addr, len, lkey, &rkey);
 }
 
 void net_dereg(struct net_mr *m)

@@ -36,5 +36,8 @@ void net_dereg(struct net_mr *mr);
  */
 struct net_mr *net_reg_user(const char *call, void *addr, size_t len);
 bool net_user_lkey(const void *addr, size_t len, uint32_t *lkey);
+/* The same with the rkey: such memory is readable and writable by the job's data servers
+ * (strided gets land there, strided puts are read from there directly). */
+bool net_user_keys(const void *addr, size_t len, uint32_t *lkey, uint32_t *rkey);
 
 #endif

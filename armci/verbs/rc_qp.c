@@ -11,6 +11,9 @@
 int rc_qp_open(struct ibv_cq *send_cq, struct ibv_cq *recv_cq, struct ibv_srq *srq,
                struct rc_qp_caps *caps, struct ibv_qp **out)
 {
+    int sge = caps->max_send_sge ? caps->max_send_sge : RC_QP_MAX_SGE;
+    if (sge > vdev.attr.max_sge)
+        sge = vdev.attr.max_sge;
     struct ibv_qp_init_attr attr = {
         .send_cq = send_cq,
         .recv_cq = recv_cq,
@@ -21,7 +24,7 @@ int rc_qp_open(struct ibv_cq *send_cq, struct ibv_cq *recv_cq, struct ibv_srq *s
             {
                 .max_send_wr = (uint32_t)caps->max_send_wr,
                 .max_recv_wr = srq ? 0 : (uint32_t)caps->max_recv_wr,
-                .max_send_sge = 2,
+                .max_send_sge = (uint32_t)(sge < 2 ? 2 : sge),
                 .max_recv_sge = 1,
                 .max_inline_data = (uint32_t)caps->max_inline,
             },
@@ -31,6 +34,7 @@ int rc_qp_open(struct ibv_cq *send_cq, struct ibv_cq *recv_cq, struct ibv_srq *s
         return errno ? errno : ENOMEM;
     caps->max_send_wr = (int)attr.cap.max_send_wr;
     caps->max_inline = (int)attr.cap.max_inline_data;
+    caps->max_send_sge = (int)attr.cap.max_send_sge;
     return 0;
 }
 

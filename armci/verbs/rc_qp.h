@@ -15,7 +15,11 @@ struct rc_qp_caps {
     int max_send_wr;
     int max_recv_wr; /* ignored with an SRQ */
     int max_inline;
+    int max_send_sge; /* 0: as many as the device allows, at most RC_QP_MAX_SGE */
 };
+
+/* Gather lists of up to this many entries: a header and rows of a strided transfer. */
+#define RC_QP_MAX_SGE 32
 
 /* The same two steps returning an errno value instead of ending the job (0: done). */
 int rc_qp_open(struct ibv_cq *send_cq, struct ibv_cq *recv_cq, struct ibv_srq *srq,

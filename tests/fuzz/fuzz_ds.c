@@ -181,7 +181,10 @@ static size_t nmrs;
 struct net_mr *net_reg(const char *call, void *addr, size_t len, bool remote)
 {
     FUZZ_CHECK(nmrs < NSEGS, "%s: too many registrations", call);
-    mrs[nmrs] = (struct net_mr){.addr = addr, .len = len, .rkey = (uint32_t)(0x100 + nmrs)};
+    mrs[nmrs] = (struct net_mr){.addr = addr,
+                                .len = len,
+                                .lkey = (uint32_t)(0x200 + nmrs),
+                                .rkey = (uint32_t)(0x100 + nmrs)};
     (void)remote;
     return &mrs[nmrs++];
 }
@@ -245,10 +248,44 @@ struct out_buf *server_out_buf_get(void)
     return &the_out;
 }
 
+/* A write back gathered in place: every entry inside a registration, with its key. */
+static void gathered_write(struct server_conn *sc, const struct ibv_send_wr *wr)
+{
+    FUZZ_CHECK(wr->num_sge >= 1 && wr->num_sge <= sc->max_sge, "%d gather entries", wr->num_sge);
+    size_t total = 0;
+    for (int i = 0; i < wr->num_sge; i++) {
+        const struct ibv_sge *s = &wr->sg_list[i];
+        const struct net_mr *m = NULL;
+        for (size_t k = 0; k < nmrs && !m; k++)
+            if (s->addr >= (uintptr_t)mrs[k].addr &&
+                s->addr + s->length <= (uintptr_t)mrs[k].addr + mrs[k].len)
+                m = &mrs[k];
+        FUZZ_CHECK(m && s->lkey == m->lkey, "a gather entry outside every segment");
+        total += s->length;
+    }
+    nwrites++;
+    write_len = total;
+}
+
+/* A pull reads the client's data into the region: every entry inside a registration. */
+int server_pull(struct server_conn *sc, const struct ibv_sge *into, int n, uint64_t raddr,
+                uint32_t rkey)
+{
+    (void)raddr;
+    (void)rkey;
+    struct ibv_send_wr wr = {.sg_list = (struct ibv_sge *)into, .num_sge = n};
+    gathered_write(sc, &wr);
+    return 0;
+}
+
 void server_post_send(struct server_conn *sc, struct ibv_send_wr *wr)
 {
-    FUZZ_CHECK(wr->opcode == IBV_WR_RDMA_WRITE && wr->num_sge == 1 && !wr->next,
-               "unexpected work request");
+    FUZZ_CHECK(wr->opcode == IBV_WR_RDMA_WRITE && !wr->next, "unexpected work request");
+    if (wr_id_tag(wr->wr_id) == WR_TAG_POINTER && wr_id_pointer(wr->wr_id) == sc) {
+        gathered_write(sc, wr);
+        return;
+    }
+    FUZZ_CHECK(wr->num_sge == 1, "unexpected work request");
     const struct ibv_sge *s = wr->sg_list;
     FUZZ_CHECK(s->addr >= (uintptr_t)out_region && s->length <= OUT_SIZE &&
                    s->addr + s->length <= (uintptr_t)out_region + OUT_SIZE && s->lkey == 0x77,
@@ -260,7 +297,8 @@ void server_post_send(struct server_conn *sc, struct ibv_send_wr *wr)
 
 /* ---- the harness ---- */
 
-static struct server_conn conns[2] = {{.client = 5}, {.client = 6}};
+/* The second connection's QP gathers: strided gets are written back in place there. */
+static struct server_conn conns[2] = {{.client = 5}, {.client = 6, .max_sge = 8}};
 static bool verbose; /* FUZZ_VERBOSE=1: what each request got (to check a corpus) */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -365,13 +403,14 @@ static void serve_one(struct server_conn *sc, const uint8_t *bytes, size_t avail
             FUZZ_CHECK(unchanged() && nwrites == 0, "op %d refused (%d) but acted", rq.op,
                        own->status);
     }
-    bool get = rq.op == DS_GET_PACKED || rq.op == DS_GET_IOV;
-    if (!get || !own || own->status != DS_OK) {
+    /* Gets write back, pulls read the client's data (recorded the same way): once, exactly. */
+    bool moves = rq.op == DS_GET_PACKED || rq.op == DS_GET_IOV || rq.op == DS_PUT_PULL;
+    if (!moves || !own || own->status != DS_OK) {
         FUZZ_CHECK(nwrites == 0, "op %d wrote back", rq.op);
         return;
     }
     FUZZ_CHECK(nwrites == 1 && unchanged(), "a get wrote %d times or changed memory", nwrites);
-    uint64_t expect = rq.op == DS_GET_PACKED ? rq.len : (uint64_t)rq.value * rq.len;
+    uint64_t expect = rq.op == DS_GET_IOV ? (uint64_t)rq.value * rq.len : rq.len;
     FUZZ_CHECK(write_len == expect, "a get wrote %zu bytes back, asked %llu", write_len,
                (unsigned long long)expect);
 }

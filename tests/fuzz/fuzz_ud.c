@@ -267,10 +267,10 @@ static void server_connect(void *conn, const struct verbs_addr *client_qp)
         printf("  server: rank %d connected\n", sc->client);
 }
 
-static struct verbs_addr server_address(const void *conn, int *credits)
+static struct verbs_addr server_address(const void *conn, struct cm_terms *terms)
 {
     const struct fake_server_conn *sc = conn;
-    *credits = 8;
+    *terms = (struct cm_terms){.credits = 8, .gather = 16};
     return verbs_my_addr(0x3000 + (uint32_t)sc->client, 0x456);
 }
 
@@ -297,8 +297,9 @@ void conn_create_qp(struct conn *c)
     c->psn = 0x789;
 }
 
-void conn_establish(struct conn *c, const struct verbs_addr *server, int credits)
+void conn_establish(struct conn *c, const struct verbs_addr *server, struct cm_terms terms)
 {
+    int credits = terms.credits;
     struct verbs_addr from = directory_server(c->node);
     FUZZ_CHECK(conns[c->node] == c && c->qp && !established[c->node],
                "node %d's connection established twice", c->node);
@@ -306,6 +307,7 @@ void conn_establish(struct conn *c, const struct verbs_addr *server, int credits
     FUZZ_CHECK(same_port(server, &from) && server->qpn && server->qpn <= CM_QPN_MASK,
                "node %d's connection pointed at a QP elsewhere", c->node);
     FUZZ_CHECK(credits > 0 && credits <= CM_CREDITS_MAX, "%d credits", credits);
+    FUZZ_CHECK(terms.gather > 0 && terms.gather <= CM_GATHER_MAX, "gather of %d", terms.gather);
     established[c->node] = true;
     c->credits = credits;
     if (verbose)

@@ -254,6 +254,15 @@ static void ds_corpus(void)
     m = strided(DS_GET_PACKED, B + 16, 2, cg, sg);
     natural(0, &m, NULL, 0);
     save("ds", "get-packed");
+    /* The second connection's QP gathers: gets written back in place, puts pulled. */
+    m = strided(DS_GET_PACKED, B + 16, 2, cg, sg);
+    natural(1, &m, NULL, 0);
+    save("ds", "get-packed-gathered");
+    m = strided(DS_PUT_PULL, B + 16, 2, cg, sg);
+    m.reply_addr = 0x7000;
+    m.reply_rkey = 5;
+    natural(1, &m, NULL, 0);
+    save("ds", "put-pull");
 
     uint64_t addrs[] = {A, A + 100, B + 8, LOCKS + 16};
     iov(2, DS_PUT_IOV, addrs, 3, 16, 0);
@@ -467,7 +476,8 @@ static struct cm_msg server_msg(enum cm_msg_type type, int node, uint32_t epoch)
                        .rank = FUZZ_UD_ME,
                        .node = node,
                        .epoch = epoch,
-                       .credits = 8};
+                       .credits = 8,
+                       .gather = 16};
     m.qp = port(node);
     m.qp.qpn = 0x6000 + (uint32_t)node;
     m.qp.psn = 0x4321;

@@ -231,6 +231,7 @@ static void forge_answers_to(int r, int node)
                                .node = node,
                                .epoch = e,
                                .credits = 8,
+                               .gather = 16,
                                .qp = forged_qp(spoof, &victim)};
             send_msg(r, &m);
             m.type = CM_ACK;

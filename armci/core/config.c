@@ -67,6 +67,9 @@ const struct config_entry config_table[] = {
      "seconds without an answer from a data server before the job ends"},
     {"ARMCI_CONNECT_RETRY_US", CFG_DOUBLE, FIELD(connect_retry_us), "1000", 10, 1e8, NULL, false,
      "first retransmission timeout of a connection message, microseconds"},
+    {"ARMCI_QP_POOL", CFG_INT, FIELD(qp_pool), "4", 0, 4096, NULL, false,
+     "RC QPs each process (and each data server) keeps made in advance for first contacts; "
+     "background threads refill them (on-demand overlap protocol)"},
     {"ARMCI_CONN_REPORT", CFG_BOOL, FIELD(report), "1", 0, 0, NULL, false,
      "print the connection report at ARMCI_Finalize"},
     {"ARMCI_BARRIER", CFG_CHOICE, FIELD(barrier), "rdma", 0, 0, barrier_choices, true,

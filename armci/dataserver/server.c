@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "verbs/memory.h"
 #include "odcm/cm_server.h"
+#include "verbs/qp_pool.h"
 #include "verbs/rc_qp.h"
 #include "dataserver/link.h"
 #include "core/util.h"
@@ -32,6 +33,11 @@ static int sq_depth(void)
 {
     /* Every request gets one reply, a packed get one RDMA write more. */
     return 2 * cfg.server_credits + 8;
+}
+
+static struct rc_qp_caps server_qp_caps(void)
+{
+    return (struct rc_qp_caps){.max_send_wr = sq_depth(), .max_inline = sizeof(struct ds_reply)};
 }
 
 static void on_request(void *ctx, const struct ibv_wc *wc);
@@ -72,6 +78,11 @@ void server_init(void)
     create_out_bufs();
     link_listen();
     cm_server_init(&srv.sends, &srv.requests, &conn_ops);
+    if (cfg.connect == CFG_CONNECT_ONDEMAND && cfg.qp_pool > 0) {
+        struct rc_qp_caps caps = server_qp_caps();
+        srv.pool = qp_pool_create("data server", srv.sends.cq, srv.requests.cq, srv.bufs.srq, &caps,
+                                  cfg.qp_pool, 1);
+    }
 }
 
 /* ---- connections ---- */
@@ -82,10 +93,15 @@ static void *conn_create(int client)
     struct server_conn *sc = xcalloc(1, sizeof(*sc));
     char peer[48];
     snprintf(peer, sizeof(peer), "client rank %d", client);
-    struct rc_qp_caps caps = {.max_send_wr = sq_depth(), .max_inline = sizeof(struct ds_reply)};
-    sc->qp = rc_qp_create(srv.sends.cq, srv.requests.cq, srv.bufs.srq, &caps, peer);
+    /* A QP made ahead of need if there is one: first contact then costs RTR and RTS only. */
+    struct rc_qp_caps caps = server_qp_caps();
+    sc->qp = srv.pool ? qp_pool_take(srv.pool, &caps) : NULL;
+    if (!sc->qp) {
+        caps = server_qp_caps();
+        sc->qp = rc_qp_create(srv.sends.cq, srv.requests.cq, srv.bufs.srq, &caps, peer);
+        rc_qp_to_init(sc->qp, peer);
+    }
     sc->max_sge = caps.max_send_sge;
-    rc_qp_to_init(sc->qp, peer);
     sc->client = client;
     sc->psn = rc_random_psn();
     /* A fair share of the receive buffers, at least one request, at most the cap. */
@@ -437,6 +453,7 @@ void server_fini(void)
         free(sc);
     }
     intmap_free(&srv.by_qpn);
+    qp_pool_destroy(srv.pool);
     free(due);
     due = NULL;
     ndue = capdue = 0;

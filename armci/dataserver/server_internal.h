@@ -33,6 +33,7 @@ struct server {
     struct out_buf *out_all;
     struct out_buf *out_free;
     struct intmap by_qpn;
+    struct qp_pool *pool; /* on-demand mode: QPs made ahead for first contacts */
     int nconns;
     int allowance_total;
     pthread_t thread;

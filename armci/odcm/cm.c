@@ -26,17 +26,28 @@ static void peer_name(char *buf, size_t len, int node)
     snprintf(buf, len, "the data server of node %d", node);
 }
 
+struct rc_qp_caps conn_caps(void)
+{
+    return (struct rc_qp_caps){.max_send_wr = cfg.send_wqes, .max_inline = (int)cm_env.max_inline};
+}
+
+void conn_adopt_qp(struct conn *c, struct ibv_qp *qp, const struct rc_qp_caps *granted)
+{
+    c->qp = qp;
+    c->psn = rc_random_psn();
+    c->sq_depth = granted->max_send_wr;
+    c->max_inline = (uint32_t)granted->max_inline;
+    c->max_sge = granted->max_send_sge;
+}
+
 void conn_create_qp(struct conn *c)
 {
     char peer[64];
     peer_name(peer, sizeof(peer), c->node);
-    struct rc_qp_caps caps = {.max_send_wr = cfg.send_wqes, .max_inline = (int)cm_env.max_inline};
-    c->qp = rc_qp_create(cm_env.cq->cq, cm_env.cq->cq, cm_env.srq, &caps, peer);
-    rc_qp_to_init(c->qp, peer);
-    c->psn = rc_random_psn();
-    c->sq_depth = caps.max_send_wr;
-    c->max_inline = (uint32_t)caps.max_inline;
-    c->max_sge = caps.max_send_sge;
+    struct rc_qp_caps caps = conn_caps();
+    struct ibv_qp *qp = rc_qp_create(cm_env.cq->cq, cm_env.cq->cq, cm_env.srq, &caps, peer);
+    rc_qp_to_init(qp, peer);
+    conn_adopt_qp(c, qp, &caps);
 }
 
 struct conn *conn_create(int node)
@@ -47,14 +58,20 @@ struct conn *conn_create(int node)
     return c;
 }
 
+void conn_set_terms(struct conn *c, struct cm_terms terms)
+{
+    c->credits = terms.credits;
+    c->server_gather = terms.gather;
+    c->established = true;
+}
+
 void conn_establish(struct conn *c, const struct verbs_addr *server, struct cm_terms terms)
 {
     char peer[64];
     peer_name(peer, sizeof(peer), c->node);
     rc_qp_to_rtr(c->qp, server, peer);
     rc_qp_to_rts(c->qp, c->psn, peer);
-    c->credits = terms.credits;
-    c->server_gather = terms.gather;
+    conn_set_terms(c, terms);
 }
 
 void conn_ready(struct conn *c)
@@ -145,10 +162,14 @@ long cm_refused_datagrams(void)
     return cfg.connect == CFG_CONNECT_ONDEMAND ? ondemand_refused() : 0;
 }
 
-void cm_progress(void)
+int cm_progress(void)
 {
-    if (cfg.connect == CFG_CONNECT_ONDEMAND)
-        ondemand_progress();
+    return cfg.connect == CFG_CONNECT_ONDEMAND ? ondemand_progress() : 0;
+}
+
+int cm_wait_fd(void)
+{
+    return cfg.connect == CFG_CONNECT_ONDEMAND ? ondemand_wait_fd() : -1;
 }
 
 double cm_next_deadline(void)

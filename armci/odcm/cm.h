@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "odcm/cm_server.h"
 #include "verbs/endpoint.h"
 
 enum conn_state { CONN_IDLE, CONN_CONNECTING, CONN_READY };
@@ -36,11 +37,15 @@ struct conn {
     double setup_end;
 
     /* On-demand setup (ondemand.c). */
-    uint32_t epoch;        /* this connection attempt, echoed by the server */
-    bool have_server_addr; /* REP (or ACK) received: our QP is RTS */
-    bool server_ready;     /* ACK received: the server's QP is RTS */
-    double next_retry;     /* retransmission deadline */
-    double rto;            /* current retransmission timeout */
+    uint32_t epoch;                /* this connection attempt, echoed by the server */
+    bool have_server_addr;         /* REP (or ACK) received (our QP is RTS if we have it) */
+    struct verbs_addr server_addr; /* the server's QP, from its REP */
+    struct cm_terms server_terms;
+    bool server_ready; /* ACK received: the server's QP is RTS */
+    bool establishing; /* our QP's RTR/RTS are under way in the background */
+    bool established;  /* our QP is RTS */
+    double next_retry; /* retransmission deadline */
+    double rto;        /* current retransmission timeout */
     int retries;
 
     /* Owned by the transport (transport/client.h). */
@@ -110,9 +115,15 @@ long cm_retransmissions(void);
 long cm_refused_datagrams(void);
 
 /* Drives connection setup from the progress engine (UD messages, retransmissions). */
-void cm_progress(void);
+/* Returns how many connections moved on without a completion announcing it: a waiter must
+ * look again before it sleeps. */
+int cm_progress(void);
 
 /* Seconds until cm_progress must run again even without completions (<0: never). */
 double cm_next_deadline(void);
+
+/* A descriptor that becomes readable when cm_progress has something to do that no completion
+ * announces (a QP made in the background), or -1. */
+int cm_wait_fd(void);
 
 #endif

@@ -6,7 +6,11 @@
  *   client: REQ -> create QP, INIT -> RTU(my QP) ... REP -> RTR, RTS ... ACK
  *   server: REQ -> create QP, INIT -> REP(its QP)   RTU -> RTR, RTS -> ACK
  * The expensive QP creation happens on both sides at once, and the server
- * goes back to its loop between REQ and RTU.
+ * goes back to its loop between REQ and RTU. The client's QP comes from a
+ * pool made ahead of need (verbs/qp_pool.h, ARMCI_QP_POOL); when the pool
+ * is empty, background threads make one while the REQs are in flight, so a
+ * process reaching many nodes at once creates its QPs in parallel instead
+ * of one after the other (the RTU goes out when the QP is there).
  * Serial protocol (Fig. 3), for comparison:
  *   client: create QP, INIT -> REQ(my QP) ... REP -> RTR, RTS
  *   server: REQ -> create QP, INIT, RTR, RTS -> REP(its QP)
@@ -35,10 +39,14 @@
 #include "odcm/directory.h"
 #include "odcm/report.h"
 #include "odcm/ud.h"
+#include "verbs/qp_pool.h"
 
 #define MAX_RTO 0.1 /* back-off stops doubling at 100 ms */
 
 static struct ud_endpoint cud;
+static struct qp_pool *pool;     /* overlap protocol: the client's QPs, made ahead */
+static int awaiting_qp;          /* connections waiting for a QP from the pool */
+static int establishing;         /* connections whose QP's transitions are under way */
 static struct conn **connecting; /* connections being set up */
 static int nconnecting, capconnecting;
 static uint32_t next_epoch = 1;
@@ -48,14 +56,35 @@ static double srtt;
 
 static void on_message(void *ctx, const struct ud_sender *from, const struct cm_msg *m);
 
+/* Background threads: one per QP asked for at once, up to a few. */
+#define POOL_THREADS 4
+
 void ondemand_init(void)
 {
     ud_create(&cud, cm_env.cq, cm_env.cq, "client", on_message, NULL);
     directory_publish(ud_addr(&cud));
+    if (cfg.protocol == CFG_PROTOCOL_OVERLAP) {
+        struct rc_qp_caps caps = conn_caps();
+        pool = qp_pool_create("client", cm_env.cq->cq, cm_env.cq->cq, cm_env.srq, &caps,
+                              cfg.qp_pool, POOL_THREADS);
+    }
+}
+
+int ondemand_wait_fd(void)
+{
+    return pool && (awaiting_qp > 0 || establishing > 0) ? qp_pool_fd(pool) : -1;
+}
+
+long ondemand_pool_qps(void)
+{
+    return pool ? qp_pool_created(pool) : 0;
 }
 
 void ondemand_fini(void)
 {
+    qp_pool_destroy(pool);
+    pool = NULL;
+    awaiting_qp = establishing = 0;
     ud_destroy(&cud);
     free(connecting);
     connecting = NULL;
@@ -79,6 +108,18 @@ static void send_to_server(struct conn *c, enum cm_msg_type type, bool with_qp)
     struct verbs_addr to = directory_server(c->node);
     /* A busy send queue is like a lost datagram: the retry timer covers it. */
     ud_send(&cud, c->node, &to, &m);
+}
+
+/* The QP from the pool, if one is ready; then the server may have it (RTU). */
+static bool take_pooled_qp(struct conn *c)
+{
+    struct rc_qp_caps granted;
+    struct ibv_qp *qp = qp_pool_take(pool, &granted);
+    if (!qp)
+        return false;
+    conn_adopt_qp(c, qp, &granted);
+    send_to_server(c, CM_RTU, true);
+    return true;
 }
 
 /* Sends whatever the server has not acknowledged yet. */
@@ -105,10 +146,10 @@ struct conn *ondemand_start(int node)
     c->next_retry = c->setup_begin + c->rto;
 
     if (cfg.protocol == CFG_PROTOCOL_OVERLAP) {
-        /* Ask first, so the server creates its end while we create ours. */
+        /* Ask first, so the server creates its end while ours is made. */
         send_to_server(c, CM_REQ, false);
-        conn_create_qp(c);
-        send_to_server(c, CM_RTU, true);
+        if (!take_pooled_qp(c))
+            awaiting_qp++; /* a background thread makes it: progress picks it up */
     } else {
         conn_create_qp(c);
         send_to_server(c, CM_REQ, true);
@@ -122,9 +163,26 @@ struct conn *ondemand_start(int node)
     return c;
 }
 
+/*
+ * Our QP towards the server's. When several connections are being set up at
+ * once, the pool's threads make the transitions in parallel; a single one
+ * goes faster here than through a thread's wake-up and ours.
+ */
+static void establish(struct conn *c)
+{
+    if (!pool || nconnecting < 2) {
+        conn_establish(c, &c->server_addr, c->server_terms);
+        return;
+    }
+    c->establishing = true;
+    establishing++;
+    qp_pool_connect(pool, c->qp, &c->server_addr, c->psn, c);
+}
+
 static void finish_if_ready(struct conn *c)
 {
-    bool ready = c->have_server_addr && (cfg.protocol == CFG_PROTOCOL_SERIAL || c->server_ready);
+    /* Ours is RTS once established; the server's once it ACKed. */
+    bool ready = c->established && (cfg.protocol == CFG_PROTOCOL_SERIAL || c->server_ready);
     if (!ready || c->state == CONN_READY)
         return;
     conn_ready(c);
@@ -178,18 +236,59 @@ static void on_message(void *ctx, const struct ud_sender *from, const struct cm_
     if (!c || m->epoch != c->epoch || c->state == CONN_READY)
         return;
     if ((m->type == CM_REP || m->type == CM_ACK) && !c->have_server_addr) {
-        conn_establish(c, &m->qp, (struct cm_terms){m->credits, m->gather});
+        c->server_addr = m->qp;
+        c->server_terms = (struct cm_terms){m->credits, m->gather};
         c->have_server_addr = true;
+        if (c->qp) /* else once its QP is there */
+            establish(c);
     }
     if (m->type == CM_ACK)
         c->server_ready = true;
     finish_if_ready(c);
 }
 
-void ondemand_progress(void)
+/* Connections whose QP the pool has made meanwhile: RTU, and RTR/RTS if the server answered. */
+static int adopt_ready_qps(void)
+{
+    int adopted = 0;
+    for (int i = 0; i < nconnecting && awaiting_qp > 0; i++) {
+        struct conn *c = connecting[i];
+        if (c->qp || !take_pooled_qp(c))
+            continue;
+        awaiting_qp--;
+        adopted++;
+        if (c->have_server_addr)
+            establish(c);
+    }
+    return adopted;
+}
+
+/* Connections whose RTR/RTS the pool's threads have made: ready once the server is. */
+static int collect_established(void)
+{
+    int collected = 0;
+    struct conn *c;
+    while (establishing > 0 && (c = qp_pool_connected(pool))) {
+        establishing--;
+        collected++;
+        c->establishing = false;
+        conn_set_terms(c, c->server_terms);
+        finish_if_ready(c);
+    }
+    return collected;
+}
+
+int ondemand_progress(void)
 {
     if (!nconnecting)
-        return;
+        return 0;
+    int events = 0;
+    if (awaiting_qp > 0)
+        events += adopt_ready_qps();
+    if (establishing > 0)
+        events += collect_established();
+    if (!nconnecting)
+        return events;
     double now = now_seconds();
     for (int i = 0; i < nconnecting; i++) {
         struct conn *c = connecting[i];
@@ -206,6 +305,7 @@ void ondemand_progress(void)
         c->rto = MIN(2 * c->rto, MAX_RTO);
         c->next_retry = now + c->rto;
     }
+    return events;
 }
 
 double ondemand_next_deadline(void)

@@ -11,9 +11,15 @@ void ondemand_init(void);
 void ondemand_fini(void);
 /* Starts connecting to node; the returned connection becomes READY later. */
 struct conn *ondemand_start(int node);
-void ondemand_progress(void);
+/* Drives setup: returns how many connections moved on without a completion of the caller's
+ * (a QP made or moved to RTS in the background), so a waiter does not go to sleep on them. */
+int ondemand_progress(void);
 double ondemand_next_deadline(void);
 /* Datagrams the client UD channel refused. */
 long ondemand_refused(void);
+/* A descriptor to sleep on while connections wait for their QPs (-1: none). */
+int ondemand_wait_fd(void);
+/* QPs the client's pool has made (statistics). */
+long ondemand_pool_qps(void);
 
 #endif

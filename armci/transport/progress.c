@@ -142,7 +142,7 @@ static int poll_all(void)
 {
     sq_flush_all(); /* lazy works someone may wait for get a completion */
     int n = endpoint_poll(&ep.cq);
-    cm_progress();
+    n += cm_progress();
     conns_drain_ready();
     return n;
 }
@@ -214,9 +214,13 @@ static void wait_once(void)
         spin_pause();
     } while (now_seconds() < spin_until);
     check_async_events();
-    struct pollfd async = {.fd = vdev.ctx->async_fd, .events = POLLIN};
+    struct pollfd extra[2] = {{.fd = vdev.ctx->async_fd, .events = POLLIN}};
+    int nextra = 1;
+    int cm_fd = cm_wait_fd();
+    if (cm_fd >= 0)
+        extra[nextra++] = (struct pollfd){.fd = cm_fd, .events = POLLIN};
     /* endpoint_wait lets the runtime lock go while it sleeps. */
-    endpoint_wait(&ep.cq, block_timeout_ms(), &async, 1);
+    endpoint_wait(&ep.cq, block_timeout_ms(), extra, nextra);
 }
 
 void progress_wait(void)

@@ -19,6 +19,15 @@ struct pooled {
     struct pooled *next;
 };
 
+/* A QP to move to RTR and RTS (qp_pool_connect). */
+struct transition {
+    struct ibv_qp *qp;
+    struct verbs_addr remote;
+    uint32_t my_psn;
+    void *tag;
+    struct transition *next;
+};
+
 struct qp_pool {
     const char *who;
     struct ibv_cq *send_cq;
@@ -29,15 +38,17 @@ struct qp_pool {
     int nthreads;
     int started;
     pthread_t threads[POOL_MAX_THREADS];
-    int efd; /* counts the ready QPs (semaphore mode) */
+    int efd; /* readable while ready QPs or finished transitions wait (semaphore mode) */
 
     /* Shared with the threads, under lock. */
     pthread_mutex_t lock;
     pthread_cond_t wake;
     struct pooled *ready;
     int nready;
-    int making; /* creations under way */
-    int asked;  /* takers that found the pool empty and wait for theirs */
+    int making;                          /* creations under way */
+    int asked;                           /* takers that found the pool empty and wait for theirs */
+    struct transition *todo, *todo_tail; /* transitions to make, in order */
+    struct transition *finished;         /* and made */
     long created;
     int error; /* a creation failed: errno value, reported to the next taker */
     const char *failed_step;
@@ -50,15 +61,52 @@ static bool wants_more(const struct qp_pool *p)
     return !p->stop && !p->error && p->nready + p->making < p->keep + p->asked;
 }
 
+static void signal_fd(struct qp_pool *p)
+{
+    uint64_t one = 1;
+    if (write(p->efd, &one, sizeof(one)) != sizeof(one) && !p->error)
+        p->error = errno;
+}
+
+/* Makes one transition (lock not held); returns an errno value and names the failed step. */
+static int transition(struct transition *t, const char **step)
+{
+    *step = "ibv_modify_qp INIT->RTR";
+    int rc = rc_qp_rtr_state(t->qp, &t->remote);
+    if (rc)
+        return rc;
+    *step = "ibv_modify_qp RTR->RTS";
+    return rc_qp_rts_state(t->qp, t->my_psn);
+}
+
 static void *maker(void *arg)
 {
     struct qp_pool *p = arg;
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        while (!p->stop && !wants_more(p))
+        while (!p->stop && !p->todo && !wants_more(p))
             pthread_cond_wait(&p->wake, &p->lock);
         if (p->stop)
             break;
+        /* Connections first: someone waits for them. */
+        if (p->todo) {
+            struct transition *t = p->todo;
+            p->todo = t->next;
+            if (!p->todo)
+                p->todo_tail = NULL;
+            pthread_mutex_unlock(&p->lock);
+            const char *step;
+            int rc = transition(t, &step);
+            pthread_mutex_lock(&p->lock);
+            if (rc) {
+                p->error = rc;
+                p->failed_step = step;
+            }
+            t->next = p->finished;
+            p->finished = t;
+            signal_fd(p);
+            continue;
+        }
         p->making++;
         pthread_mutex_unlock(&p->lock);
 
@@ -87,9 +135,7 @@ static void *maker(void *arg)
             p->nready++;
             p->created++;
         }
-        uint64_t one = 1;
-        if (write(p->efd, &one, sizeof(one)) != sizeof(one))
-            p->error = p->error ? p->error : errno;
+        signal_fd(p);
     }
     pthread_mutex_unlock(&p->lock);
     return NULL;
@@ -132,12 +178,58 @@ struct qp_pool *qp_pool_create(const char *who, struct ibv_cq *send_cq, struct i
     return p;
 }
 
+/* Takes one token of the descriptor's count (each ready QP or finished transition has one). */
+static void take_token(struct qp_pool *p)
+{
+    uint64_t one;
+    if (read(p->efd, &one, sizeof(one)) != sizeof(one))
+        armci_warn("QP pool (%s): its counter is out of step", p->who);
+}
+
+static void die_if_failed(const struct qp_pool *p)
+{
+    if (p->error)
+        armci_die(NULL, "%s (RC QP of %s, made in the background) failed: %s", p->failed_step,
+                  p->who, strerror(p->error));
+}
+
+void qp_pool_connect(struct qp_pool *p, struct ibv_qp *qp, const struct verbs_addr *remote,
+                     uint32_t my_psn, void *tag)
+{
+    struct transition *t = xmalloc(sizeof(*t));
+    *t = (struct transition){qp, *remote, my_psn, tag, NULL};
+    pthread_mutex_lock(&p->lock);
+    if (p->todo_tail)
+        p->todo_tail->next = t;
+    else
+        p->todo = t;
+    p->todo_tail = t;
+    start_threads(p, p->nthreads);
+    pthread_cond_signal(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+}
+
+void *qp_pool_connected(struct qp_pool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    die_if_failed(p);
+    struct transition *t = p->finished;
+    if (t) {
+        p->finished = t->next;
+        take_token(p);
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (!t)
+        return NULL;
+    void *tag = t->tag;
+    free(t);
+    return tag;
+}
+
 struct ibv_qp *qp_pool_take(struct qp_pool *p, struct rc_qp_caps *granted)
 {
     pthread_mutex_lock(&p->lock);
-    if (p->error)
-        armci_die(NULL, "%s (RC QP made ahead for %s) failed: %s", p->failed_step, p->who,
-                  strerror(p->error));
+    die_if_failed(p);
     struct pooled *e = p->ready;
     if (!e) {
         p->asked++;
@@ -150,9 +242,7 @@ struct ibv_qp *qp_pool_take(struct qp_pool *p, struct rc_qp_caps *granted)
     p->nready--;
     if (p->asked > 0)
         p->asked--;
-    uint64_t one;
-    if (read(p->efd, &one, sizeof(one)) != sizeof(one))
-        armci_warn("QP pool (%s): its counter is out of step", p->who);
+    take_token(p);
     pthread_cond_signal(&p->wake); /* keep the pool full */
     pthread_mutex_unlock(&p->lock);
     struct ibv_qp *qp = e->qp;
@@ -174,6 +264,15 @@ long qp_pool_created(const struct qp_pool *p)
     return n;
 }
 
+static void free_transitions(struct transition *t)
+{
+    while (t) {
+        struct transition *next = t->next;
+        free(t);
+        t = next;
+    }
+}
+
 void qp_pool_destroy(struct qp_pool *p)
 {
     if (!p)
@@ -191,6 +290,9 @@ void qp_pool_destroy(struct qp_pool *p)
             armci_warn("ibv_destroy_qp (pooled QP of %s) failed: %s", p->who, strerror(errno));
         free(e);
     }
+    /* Transitions not taken back: their QPs belong to connections, which destroy them. */
+    free_transitions(p->todo);
+    free_transitions(p->finished);
     close(p->efd);
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->wake);

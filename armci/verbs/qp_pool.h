@@ -13,6 +13,10 @@
  * a burst of first contacts (one process reaching many nodes), creations
  * overlap each other as they overlap the peers' (overlap protocol).
  *
+ * The same threads also move QPs to RTR and RTS in the background
+ * (qp_pool_connect), so that a process connecting to many peers at once
+ * does not make the transitions one after the other either.
+ *
  * A pool with keep 0 and no request never creates anything.
  */
 #ifndef ARMCI_VERBS_QP_POOL_H
@@ -33,7 +37,16 @@ void qp_pool_destroy(struct qp_pool *p);
  * caller (ask again later). */
 struct ibv_qp *qp_pool_take(struct qp_pool *p, struct rc_qp_caps *granted);
 
-/* Readable while a QP is ready to take (do not read it). */
+/*
+ * Moves qp (in INIT) to RTR towards `remote` and then to RTS, in the
+ * background; `tag` comes back from qp_pool_connected when it is done.
+ */
+void qp_pool_connect(struct qp_pool *p, struct ibv_qp *qp, const struct verbs_addr *remote,
+                     uint32_t my_psn, void *tag);
+/* The tag of a connection qp_pool_connect has finished, or NULL. */
+void *qp_pool_connected(struct qp_pool *p);
+
+/* Readable while a QP is ready to take or a connection finished (a hint: do not read it). */
 int qp_pool_fd(const struct qp_pool *p);
 
 /* QPs created so far by the pool (statistics). */

@@ -49,15 +49,6 @@ struct ibv_qp *rc_qp_create(struct ibv_cq *send_cq, struct ibv_cq *recv_cq, stru
     return qp;
 }
 
-static void modify(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask, const char *what,
-                   const char *peer)
-{
-    int rc = ibv_modify_qp(qp, attr, mask);
-    if (rc)
-        armci_die(NULL, "ibv_modify_qp %s (QP %u, to %s) failed: %s", what, qp->qp_num, peer,
-                  strerror(rc > 0 ? rc : errno));
-}
-
 int rc_qp_init_state(struct ibv_qp *qp)
 {
     struct ibv_qp_attr attr = {
@@ -86,7 +77,7 @@ static uint8_t rd_atomic_limit(int device_max)
     return (uint8_t)(device_max <= 0 ? 1 : device_max > 16 ? 16 : device_max);
 }
 
-void rc_qp_to_rtr(struct ibv_qp *qp, const struct verbs_addr *remote, const char *peer)
+int rc_qp_rtr_state(struct ibv_qp *qp, const struct verbs_addr *remote)
 {
     struct ibv_qp_attr attr = {
         .qp_state = IBV_QPS_RTR,
@@ -97,13 +88,13 @@ void rc_qp_to_rtr(struct ibv_qp *qp, const struct verbs_addr *remote, const char
         .min_rnr_timer = 12, /* 0.64 ms: a busy server re-posts receives quickly */
     };
     verbs_fill_ah_attr(&attr.ah_attr, remote);
-    modify(qp, &attr,
-           IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-               IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
-           "INIT->RTR", peer);
+    int rc = ibv_modify_qp(qp, &attr,
+                           IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+                               IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+    return rc > 0 ? rc : rc ? errno : 0;
 }
 
-void rc_qp_to_rts(struct ibv_qp *qp, uint32_t my_psn, const char *peer)
+int rc_qp_rts_state(struct ibv_qp *qp, uint32_t my_psn)
 {
     struct ibv_qp_attr attr = {
         .qp_state = IBV_QPS_RTS,
@@ -113,10 +104,26 @@ void rc_qp_to_rts(struct ibv_qp *qp, uint32_t my_psn, const char *peer)
         .rnr_retry = 7, /* infinite: receiver-not-ready is back-pressure, not an error */
         .max_rd_atomic = rd_atomic_limit(vdev.attr.max_qp_init_rd_atom),
     };
-    modify(qp, &attr,
-           IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-               IBV_QP_MAX_QP_RD_ATOMIC,
-           "RTR->RTS", peer);
+    int rc = ibv_modify_qp(qp, &attr,
+                           IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+                               IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+    return rc > 0 ? rc : rc ? errno : 0;
+}
+
+void rc_qp_to_rtr(struct ibv_qp *qp, const struct verbs_addr *remote, const char *peer)
+{
+    int rc = rc_qp_rtr_state(qp, remote);
+    if (rc)
+        armci_die(NULL, "ibv_modify_qp INIT->RTR (QP %u, to %s) failed: %s", qp->qp_num, peer,
+                  strerror(rc));
+}
+
+void rc_qp_to_rts(struct ibv_qp *qp, uint32_t my_psn, const char *peer)
+{
+    int rc = rc_qp_rts_state(qp, my_psn);
+    if (rc)
+        armci_die(NULL, "ibv_modify_qp RTR->RTS (QP %u, to %s) failed: %s", qp->qp_num, peer,
+                  strerror(rc));
 }
 
 void rc_qp_destroy(struct ibv_qp *qp, const char *peer)

@@ -25,6 +25,8 @@ struct rc_qp_caps {
 int rc_qp_open(struct ibv_cq *send_cq, struct ibv_cq *recv_cq, struct ibv_srq *srq,
                struct rc_qp_caps *caps, struct ibv_qp **out);
 int rc_qp_init_state(struct ibv_qp *qp);
+int rc_qp_rtr_state(struct ibv_qp *qp, const struct verbs_addr *remote);
+int rc_qp_rts_state(struct ibv_qp *qp, uint32_t my_psn);
 
 /* Creates an RC QP; caps is updated with what the device granted. */
 struct ibv_qp *rc_qp_create(struct ibv_cq *send_cq, struct ibv_cq *recv_cq, struct ibv_srq *srq,

@@ -42,6 +42,7 @@
 #include "odcm/ondemand.h"
 #include "odcm/report.h"
 #include "odcm/ud.h"
+#include "verbs/qp_pool.h"
 
 #define NPROCS FUZZ_UD_NPROCS
 #define NNODES FUZZ_UD_NODES
@@ -50,7 +51,9 @@
 struct config cfg;
 struct runtime rt = {.me = ME, .nprocs = NPROCS, .job_id = "fuzz"};
 struct verbs_device vdev;
-struct cm_client_env cm_env;
+/* The client's environment: a CQ (never polled here) for its pool's QPs. */
+static struct endpoint fake_client_cq;
+struct cm_client_env cm_env = {.cq = &fake_client_cq};
 static bool verbose; /* FUZZ_VERBOSE=1: what each input did (to check a corpus) */
 
 static int node_of[NPROCS] = {0, 0, 1, 1, 2, 2, 3, 3};
@@ -288,6 +291,81 @@ struct conn *cm_conn_if_exists(int node)
     return node >= 0 && node < NNODES ? conns[node] : NULL;
 }
 
+/* The client's QP pool: ready every other time, so that the harness also walks the wait. */
+static struct ibv_qp pool_qps[64];
+static unsigned pool_taken, pool_asked;
+
+struct qp_pool *qp_pool_create(const char *who, struct ibv_cq *send_cq, struct ibv_cq *recv_cq,
+                               struct ibv_srq *srq, struct rc_qp_caps *caps, int keep, int threads)
+{
+    (void)who, (void)send_cq, (void)recv_cq, (void)srq, (void)caps, (void)keep, (void)threads;
+    return (struct qp_pool *)pool_qps;
+}
+
+void qp_pool_destroy(struct qp_pool *p)
+{
+    (void)p;
+}
+
+struct ibv_qp *qp_pool_take(struct qp_pool *p, struct rc_qp_caps *granted)
+{
+    (void)p;
+    if (pool_asked++ % 2 == 0)
+        return NULL;
+    struct ibv_qp *qp = &pool_qps[pool_taken++ % 64];
+    *qp = (struct ibv_qp){.qp_num = 0x5000 + pool_taken};
+    *granted = (struct rc_qp_caps){.max_send_wr = 64, .max_inline = 128, .max_send_sge = 8};
+    return qp;
+}
+
+/* Transitions finish at once here: the tags wait for qp_pool_connected. */
+static void *connected_tags[64];
+static int nconnected;
+
+void qp_pool_connect(struct qp_pool *p, struct ibv_qp *qp, const struct verbs_addr *remote,
+                     uint32_t my_psn, void *tag)
+{
+    (void)p, (void)my_psn;
+    struct conn *c = tag;
+    struct verbs_addr from = directory_server(c->node);
+    FUZZ_CHECK(c->qp == qp && truly_from(&from), "node %d's QP moved for someone else", c->node);
+    FUZZ_CHECK(same_port(remote, &from) && remote->qpn && remote->qpn <= CM_QPN_MASK,
+               "node %d's connection pointed at a QP elsewhere", c->node);
+    FUZZ_CHECK(nconnected < 64, "too many transitions under way");
+    connected_tags[nconnected++] = tag;
+}
+
+void *qp_pool_connected(struct qp_pool *p)
+{
+    (void)p;
+    return nconnected ? connected_tags[--nconnected] : NULL;
+}
+
+int qp_pool_fd(const struct qp_pool *p)
+{
+    (void)p;
+    return -1;
+}
+
+long qp_pool_created(const struct qp_pool *p)
+{
+    (void)p;
+    return pool_taken;
+}
+
+struct rc_qp_caps conn_caps(void)
+{
+    return (struct rc_qp_caps){.max_send_wr = 64, .max_inline = 128};
+}
+
+void conn_adopt_qp(struct conn *c, struct ibv_qp *qp, const struct rc_qp_caps *granted)
+{
+    FUZZ_CHECK(!c->qp && qp, "a second QP for node %d", c->node);
+    c->qp = qp;
+    c->psn = 0x789;
+    c->sq_depth = granted->max_send_wr;
+}
+
 void conn_create_qp(struct conn *c)
 {
     FUZZ_CHECK(c->node >= 0 && c->node < NNODES && c->node != topo.my_node && !c->qp,
@@ -309,9 +387,21 @@ void conn_establish(struct conn *c, const struct verbs_addr *server, struct cm_t
     FUZZ_CHECK(credits > 0 && credits <= CM_CREDITS_MAX, "%d credits", credits);
     FUZZ_CHECK(terms.gather > 0 && terms.gather <= CM_GATHER_MAX, "gather of %d", terms.gather);
     established[c->node] = true;
+    c->established = true;
     c->credits = credits;
     if (verbose)
         printf("  client: node %d established\n", c->node);
+}
+
+void conn_set_terms(struct conn *c, struct cm_terms terms)
+{
+    FUZZ_CHECK(conns[c->node] == c && c->qp && !established[c->node],
+               "node %d's connection established twice", c->node);
+    FUZZ_CHECK(terms.credits > 0 && terms.credits <= CM_CREDITS_MAX, "%d credits", terms.credits);
+    FUZZ_CHECK(terms.gather > 0 && terms.gather <= CM_GATHER_MAX, "gather of %d", terms.gather);
+    established[c->node] = true;
+    c->established = true;
+    c->credits = terms.credits;
 }
 
 void conn_ready(struct conn *c)
@@ -452,7 +542,7 @@ static void expire_timers(void)
     for (int n = 0; n < NNODES; n++)
         if (conns[n] && conns[n]->state == CONN_CONNECTING)
             conns[n]->next_retry = 0;
-    ondemand_progress();
+    (void)ondemand_progress();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

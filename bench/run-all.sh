@@ -12,6 +12,10 @@ build=$(cd "$build" && pwd) || { echo "no build directory $build" >&2; exit 1; }
 out=${RESULTS:-bench/results/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 run="timeout 900 tests/run-mpi.sh"
+# Two-process runs bind each rank to a core: the data server's node then runs its rank and
+# its server thread on one core, the client on the other, and figures stop depending on where
+# the scheduler happened to put them (runs with more ranks than cores stay unbound).
+pair="env MPI_BIND=core $run"
 export ARMCI_SOFTIB_LIBRARY=${ARMCI_SOFTIB_LIBRARY:-$build/softib/libsoftib.so.0}
 export ARMCI_CONN_REPORT=0 SOFTIB_FABRIC=armci-bench-$$
 have_armci_mpi=$([ -x "$build/bench/bench_rma_armci_mpi" ] && echo 1 || echo 0)
@@ -22,24 +26,24 @@ SOFTIB_BENCH_SMALL_PAGES=1 timeout 600 "$build/bench/softib/softib-bench" >"$out
 
 echo "== contiguous put/get/acc: same node and across virtual nodes"
 {
-    ARMCI_NODE_SIZE=0 $run 2 "$build/bench/bench_rma" odcm
-    ARMCI_NODE_SIZE=1 $run 2 "$build/bench/bench_rma" odcm | tail -n +2
+    ARMCI_NODE_SIZE=0 $pair 2 "$build/bench/bench_rma" odcm
+    ARMCI_NODE_SIZE=1 $pair 2 "$build/bench/bench_rma" odcm | tail -n +2
     if [ "$have_armci_mpi" = 1 ]; then
         # ARMCI-MPI has no virtual nodes: its two processes share the host (MPI RMA).
-        $run 2 "$build/bench/bench_rma_armci_mpi" armci-mpi 4194304 same-host | tail -n +2
+        $pair 2 "$build/bench/bench_rma_armci_mpi" armci-mpi 4194304 same-host | tail -n +2
     fi
 } >"$out/rma.csv"
 
 echo "== strided 2-D patches"
 {
-    ARMCI_NODE_SIZE=0 $run 2 "$build/bench/bench_strided" odcm same-node default
-    ARMCI_NODE_SIZE=1 $run 2 "$build/bench/bench_strided" odcm cross-node default | tail -n +2
+    ARMCI_NODE_SIZE=0 $pair 2 "$build/bench/bench_strided" odcm same-node default
+    ARMCI_NODE_SIZE=1 $pair 2 "$build/bench/bench_strided" odcm cross-node default | tail -n +2
     ARMCI_NODE_SIZE=1 ARMCI_STRIDED_THRESHOLD=0 \
-        $run 2 "$build/bench/bench_strided" odcm cross-node all-rdma | tail -n +2
+        $pair 2 "$build/bench/bench_strided" odcm cross-node all-rdma | tail -n +2
     ARMCI_NODE_SIZE=1 ARMCI_STRIDED_THRESHOLD=100000000 \
-        $run 2 "$build/bench/bench_strided" odcm cross-node all-packed | tail -n +2
+        $pair 2 "$build/bench/bench_strided" odcm cross-node all-packed | tail -n +2
     if [ "$have_armci_mpi" = 1 ]; then
-        $run 2 "$build/bench/bench_strided_armci_mpi" armci-mpi same-host default | tail -n +2
+        $pair 2 "$build/bench/bench_strided_armci_mpi" armci-mpi same-host default | tail -n +2
     fi
 } >"$out/strided.csv"
 
@@ -62,7 +66,7 @@ echo "== threads: MPI_THREAD_SINGLE vs MULTIPLE, message rate with 1, 2, 4 threa
     first=1
     for ns in 0 1; do
         for level in single multiple; do
-            ARMCI_NODE_SIZE=$ns $run 2 "$build/bench/bench_threads" $level >"$out/.threads"
+            ARMCI_NODE_SIZE=$ns $pair 2 "$build/bench/bench_threads" $level >"$out/.threads"
             if [ $first = 1 ]; then cat "$out/.threads"; first=0; else tail -n +2 "$out/.threads"; fi
         done
     done

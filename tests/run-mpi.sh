@@ -3,6 +3,7 @@
 # Adds what this MPI needs on a small shared machine (root, oversubscription),
 # keeps Open MPI's own network components out of the way, and gives every
 # run its own session directory, so that runs in parallel do not collide.
+# MPI_BIND=core binds each rank to a core (benchmarks; default: none).
 np=$1
 shift
 launcher=${MPIEXEC:-mpiexec}
@@ -14,7 +15,7 @@ if "$launcher" --version 2>/dev/null | grep -qE "Open MPI|OpenRTE|open-mpi"; the
     export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
     export OMPI_MCA_orte_tmpdir_base="$session"
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    "$launcher" --allow-run-as-root --oversubscribe --bind-to none -np "$np" "$@"
+    "$launcher" --allow-run-as-root --oversubscribe --bind-to "${MPI_BIND:-none}" -np "$np" "$@"
 else
     TMPDIR="$session" "$launcher" -n "$np" "$@"
 fi

@@ -67,6 +67,10 @@ const struct config_entry config_table[] = {
      "seconds without an answer from a data server before the job ends"},
     {"ARMCI_CONNECT_RETRY_US", CFG_DOUBLE, FIELD(connect_retry_us), "1000", 10, 1e8, NULL, false,
      "first retransmission timeout of a connection message, microseconds"},
+    {"ARMCI_MAX_CONNECTIONS", CFG_INT, FIELD(max_connections), "0", 0, 1L << 20, NULL, false,
+     "on-demand mode: most connections a process keeps to data servers (least recently used "
+     "idle ones are closed, reopened when needed), and the number a data server asks its "
+     "clients to stay under; 0: no cap"},
     {"ARMCI_QP_POOL", CFG_INT, FIELD(qp_pool), "4", 0, 4096, NULL, false,
      "RC QPs each process (and each data server) keeps made in advance for first contacts; "
      "background threads refill them (on-demand overlap protocol)"},

@@ -39,9 +39,10 @@ struct config {
     double connect_rto;         /* the same in seconds: first retransmission timeout */
     bool report;                /* ARMCI_CONN_REPORT */
     enum cfg_barrier barrier;   /* ARMCI_BARRIER */
-    int qp_pool;            /* ARMCI_QP_POOL: QPs made ahead for first contacts */
+    int qp_pool;                /* ARMCI_QP_POOL: QPs made ahead for first contacts */
+    int max_connections;        /* ARMCI_MAX_CONNECTIONS: 0 = no cap */
     long strided_threshold; /* ARMCI_STRIDED_THRESHOLD: -1 cost model, else RDMA for chunks >= N */
-    int test_hooks;           /* ARMCI_TEST_HOOKS: fault injection (fault.h) */
+    int test_hooks;         /* ARMCI_TEST_HOOKS: fault injection (fault.h) */
 };
 
 extern struct config cfg;

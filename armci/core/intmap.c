@@ -4,10 +4,14 @@
 
 #include "core/util.h"
 
+static size_t home_of(const struct intmap *m, uint32_t key)
+{
+    return (size_t)(key * 2654435761u) & (m->cap - 1);
+}
+
 static size_t slot_of(const struct intmap *m, uint32_t key)
 {
-    size_t h = (size_t)(key * 2654435761u);
-    size_t i = h & (m->cap - 1);
+    size_t i = home_of(m, key);
     while (m->keys[i] && m->keys[i] != key + 1)
         i = (i + 1) & (m->cap - 1);
     return i;
@@ -46,6 +50,30 @@ void intmap_put(struct intmap *m, uint32_t key, void *value)
         m->count++;
     }
     m->values[i] = value;
+}
+
+void intmap_remove(struct intmap *m, uint32_t key)
+{
+    if (!m->cap)
+        return;
+    size_t hole = slot_of(m, key);
+    if (!m->keys[hole])
+        return;
+    m->count--;
+    /* Linear probing: entries after the hole whose home is not between it and themselves
+     * would no longer be found, so they move back into it (no tombstones). */
+    size_t mask = m->cap - 1;
+    for (size_t j = (hole + 1) & mask; m->keys[j]; j = (j + 1) & mask) {
+        size_t home = home_of(m, m->keys[j] - 1);
+        bool stays = hole < j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (stays)
+            continue;
+        m->keys[hole] = m->keys[j];
+        m->values[hole] = m->values[j];
+        hole = j;
+    }
+    m->keys[hole] = 0;
+    m->values[hole] = NULL;
 }
 
 void intmap_free(struct intmap *m)

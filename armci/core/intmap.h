@@ -6,6 +6,7 @@
 #ifndef ARMCI_INTMAP_H
 #define ARMCI_INTMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,7 @@ struct intmap {
 
 void *intmap_get(const struct intmap *m, uint32_t key);
 void intmap_put(struct intmap *m, uint32_t key, void *value);
+void intmap_remove(struct intmap *m, uint32_t key);
 void intmap_free(struct intmap *m);
 
 /* Visits every value (order unspecified). */

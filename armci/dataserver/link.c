@@ -25,6 +25,7 @@
 
 #include "core/error.h"
 #include "core/runtime.h"
+#include "core/threads.h"
 #include "core/topology.h"
 #include "core/util.h"
 #include "dataserver/link.h"
@@ -271,8 +272,10 @@ static int connected_fd(void)
     return client_fd;
 }
 
+/* Under the runtime lock: threads share the one socket, and its replies come in order. */
 static struct link_reply exchange(const struct link_msg *m, bool wait_reply)
 {
+    rt_lock();
     int fd = connected_fd();
     struct link_reply r = {0};
     if (send(fd, m, sizeof(*m), MSG_NOSIGNAL) != sizeof(*m))
@@ -281,6 +284,7 @@ static struct link_reply exchange(const struct link_msg *m, bool wait_reply)
     if (wait_reply && recv(fd, &r, sizeof(r), 0) != sizeof(r))
         armci_die(NULL, "the data server of node %d did not answer: %s", topo.my_node,
                   strerror(errno));
+    rt_unlock();
     return r;
 }
 

@@ -114,6 +114,22 @@ void locks_forget_range(uint64_t base, uint64_t size)
     }
 }
 
+void locks_forget_conn(const struct server_conn *sc)
+{
+    for (struct lock_waiter **link = &waiters; *link;) {
+        struct lock_waiter *w = *link;
+        if (w->sc != sc) {
+            link = &w->next;
+            continue;
+        }
+        /* Its ticket stays taken: the lock moves on when its turn comes and goes unserved. */
+        *link = w->next;
+        armci_warn("data server: rank %d closed its connection while waiting for a lock",
+                   sc->client);
+        free(w);
+    }
+}
+
 void locks_fini(void)
 {
     while (waiters) {

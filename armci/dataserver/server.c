@@ -129,8 +129,36 @@ static struct verbs_addr conn_address(const void *conn, struct cm_terms *terms)
     return verbs_my_addr(sc->qp->qp_num, sc->psn);
 }
 
-static const struct cm_server_ops conn_ops = {
-    .create = conn_create, .connect = conn_connect, .address = conn_address};
+static void remove_from_due(const struct server_conn *sc);
+static void drain_sends(void);
+
+/* The client closed its end with nothing in flight; ours goes once its own sends are done. */
+static void conn_destroy(void *conn)
+{
+    struct server_conn *sc = conn;
+    while (sc->sq_posted > 0)
+        drain_sends();
+    remove_from_due(sc);
+    locks_forget_conn(sc);
+    intmap_remove(&srv.by_qpn, sc->qp->qp_num);
+    srv.allowance_total -= sc->allowance;
+    srv.nconns--;
+    char peer[48];
+    snprintf(peer, sizeof(peer), "client rank %d", sc->client);
+    rc_qp_destroy(sc->qp, peer);
+    free(sc);
+}
+
+static uint64_t conn_last_active(const void *conn)
+{
+    return ((const struct server_conn *)conn)->last_served;
+}
+
+static const struct cm_server_ops conn_ops = {.create = conn_create,
+                                              .connect = conn_connect,
+                                              .address = conn_address,
+                                              .destroy = conn_destroy,
+                                              .last_active = conn_last_active};
 
 /* ---- sends ---- */
 
@@ -350,6 +378,18 @@ void server_answer_lock(struct server_conn *sc, uint64_t token, int status)
     send_reply(sc, &r);
 }
 
+static void remove_from_due(const struct server_conn *sc)
+{
+    if (!sc->on_due_list)
+        return;
+    for (int i = 0; i < ndue; i++) {
+        if (due[i] == sc) {
+            due[i] = due[--ndue];
+            return;
+        }
+    }
+}
+
 void server_answers_flush(void)
 {
     for (int i = 0; i < ndue; i++) {
@@ -370,6 +410,7 @@ static void on_request(void *ctx, const struct ibv_wc *wc)
     }
     if (sc->broken)
         return;
+    sc->last_served = ++srv.served;
     serve_message(sc, recv_pool_buffer(&srv.bufs, wc), wc->byte_len);
 }
 

@@ -22,8 +22,9 @@ struct server_conn {
     int allowance; /* requests the client may have outstanding here */
     int max_sge;   /* gather entries per RDMA write on its QP */
     int sq_posted;
-    uint64_t sends_done; /* statistics */
-    bool broken;         /* a send failed: the QP is in error, nothing more is served */
+    uint64_t sends_done;  /* statistics */
+    uint64_t last_served; /* srv.served when it last sent a request (least recently used) */
+    bool broken;          /* a send failed: the QP is in error, nothing more is served */
     /* Successful updates answered later, together (struct ds_reply). */
     uint32_t answers_due;
     uint64_t last_due; /* the token of the last of them */

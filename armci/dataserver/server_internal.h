@@ -34,6 +34,7 @@ struct server {
     struct out_buf *out_free;
     struct intmap by_qpn;
     struct qp_pool *pool; /* on-demand mode: QPs made ahead for first contacts */
+    uint64_t served;      /* requests served so far: the clock of last_served */
     int nconns;
     int allowance_total;
     pthread_t thread;
@@ -99,6 +100,8 @@ void unlock_request(struct server_conn *sc, const struct ds_message *rq);
 void locks_rescan(void);
 /* A lock block is going away: its waiters get an error instead of a dangling lock. */
 void locks_forget_range(uint64_t base, uint64_t size);
+/* A connection goes away: its waiters with it (a client closes only when none is left). */
+void locks_forget_conn(const struct server_conn *sc);
 void locks_fini(void);
 
 /* link.c: requests from processes of this node over a local socket. */

@@ -11,6 +11,8 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/intmap.h"
+#include "core/runtime.h"
+#include "core/topology.h"
 #include "core/util.h"
 #include "odcm/cm_internal.h"
 #include "odcm/ondemand.h"
@@ -20,6 +22,9 @@
 
 static struct intmap conns; /* node -> struct conn */
 struct cm_client_env cm_env;
+static uint64_t use_clock;  /* stamps connections' last use */
+static unsigned char *ever; /* [num_nodes / 8]: nodes connected to before (reopenings) */
+static struct cm_stats stats;
 
 static void peer_name(char *buf, size_t len, int node)
 {
@@ -94,6 +99,91 @@ void conn_destroy(struct conn *c)
 void cm_table_put(struct conn *c)
 {
     intmap_put(&conns, (uint32_t)c->node, c);
+    if ((long)conns.count > stats.peak)
+        stats.peak = (long)conns.count;
+}
+
+void cm_conn_closed(struct conn *c)
+{
+    intmap_remove(&conns, (uint32_t)c->node);
+    stats.closed++;
+    conn_destroy(c);
+}
+
+struct cm_stats cm_stats(void)
+{
+    return stats;
+}
+
+/* Whether c may be closed now: ready, and nothing of ours on it, in flight or about to be. */
+static bool closable(const struct conn *c)
+{
+    return c->state == CONN_READY && !c->pinned && !c->outstanding && !c->queue_head &&
+           !c->draining && !c->sq_posted && !c->sq_dirty;
+}
+
+/* The least recently used connection that may be closed now, NULL if none; *closing tells
+ * whether one is closing already. */
+static struct conn *least_recently_used(bool *closing, bool *lock_waiting)
+{
+    struct conn *c, *lru = NULL;
+    *closing = *lock_waiting = false;
+    INTMAP_FOR_EACH(&conns, c)
+    {
+        *closing |= c->state == CONN_CLOSING;
+        *lock_waiting |= c->lock_waits > 0;
+        if (closable(c) && (!lru || c->last_used < lru->last_used))
+            lru = c;
+    }
+    return lru;
+}
+
+/*
+ * At the cap: starts closing the least recently used idle connection. Room
+ * comes when its server agrees (ondemand.c); until then, or while none is
+ * idle, false (one close at a time: a second one would not make room
+ * sooner). One exception: while a thread waits on a connection for a lock,
+ * the lock's holder may be another of our threads that needs a connection
+ * to unlock it; waiting for room could wait forever, so the cap gives way
+ * (and is restored as connections go idle, cm_shrink_to_cap).
+ */
+static bool make_room(void)
+{
+    bool closing, lock_waiting;
+    struct conn *lru = least_recently_used(&closing, &lock_waiting);
+    if (closing)
+        return false;
+    if (lru) {
+        ondemand_close(lru);
+        return false;
+    }
+    if (lock_waiting) {
+        stats.over_cap++;
+        return true;
+    }
+    return false;
+}
+
+void cm_close_if_asked(void)
+{
+    struct conn *c;
+    INTMAP_FOR_EACH(&conns, c)
+    {
+        if (c->close_asked && closable(c)) {
+            ondemand_close(c);
+            return; /* one at a time, like make_room */
+        }
+    }
+}
+
+void cm_shrink_to_cap(void)
+{
+    if (!cfg.max_connections || (int)conns.count <= cfg.max_connections)
+        return;
+    bool closing, lock_waiting;
+    struct conn *lru = least_recently_used(&closing, &lock_waiting);
+    if (lru && !closing)
+        ondemand_close(lru);
 }
 
 struct conn *cm_conn_if_exists(int node)
@@ -118,6 +208,12 @@ int cm_client_cq_entries(void)
 void cm_init(const struct cm_client_env *env)
 {
     cm_env = *env;
+    stats = (struct cm_stats){0};
+    use_clock = 0;
+    ever = xcalloc((size_t)topo.num_nodes / 8 + 1, 1);
+    if (cfg.max_connections && cfg.connect == CFG_CONNECT_STATIC && rt.me == 0)
+        armci_warn("ARMCI_MAX_CONNECTIONS=%d has no effect with ARMCI_CONNECT=static",
+                   cfg.max_connections);
     report_init();
     if (cfg.connect == CFG_CONNECT_STATIC)
         cm_static_connect_all();
@@ -128,12 +224,22 @@ void cm_init(const struct cm_client_env *env)
 struct conn *cm_conn_start(int node)
 {
     struct conn *c = intmap_get(&conns, (uint32_t)node);
-    if (c)
+    if (c) {
+        if (c->state == CONN_CLOSING)
+            return NULL;
+        c->last_used = ++use_clock;
         return c;
+    }
     if (cfg.connect == CFG_CONNECT_STATIC)
         armci_die(NULL, "no connection to node %d in static mode", node);
+    if (cfg.max_connections && (int)conns.count >= cfg.max_connections && !make_room())
+        return NULL;
     c = ondemand_start(node);
+    c->last_used = ++use_clock;
     cm_table_put(c);
+    if (ever[node / 8] & (1u << (node % 8)))
+        stats.reopened++;
+    ever[node / 8] |= (unsigned char)(1u << (node % 8));
     return c;
 }
 
@@ -184,6 +290,8 @@ void cm_fini(void)
     INTMAP_FOR_EACH(&conns, c)
     conn_destroy(c);
     intmap_free(&conns);
+    free(ever);
+    ever = NULL;
     if (cfg.connect == CFG_CONNECT_ONDEMAND)
         ondemand_fini();
 }

@@ -19,7 +19,12 @@
 #include "odcm/cm_server.h"
 #include "verbs/endpoint.h"
 
-enum conn_state { CONN_IDLE, CONN_CONNECTING, CONN_READY };
+enum conn_state {
+    CONN_IDLE,
+    CONN_CONNECTING,
+    CONN_READY,
+    CONN_CLOSING, /* disconnecting (ARMCI_MAX_CONNECTIONS): gone once the server agrees */
+};
 
 /* A client's connection to one node's data server. */
 struct conn {
@@ -28,11 +33,15 @@ struct conn {
     struct ibv_qp *qp;
     uint32_t psn; /* my initial packet sequence number */
     uint32_t max_inline;
-    int sq_depth;      /* send WRs this QP may have posted */
-    int max_sge;       /* gather entries per send WR */
-    int server_gather; /* entries the server's QP gathers per RDMA write */
-    int credits;       /* server requests that may still be sent */
-    int outstanding;   /* operations not yet complete at the target (fence waits for 0) */
+    int sq_depth;       /* send WRs this QP may have posted */
+    int max_sge;        /* gather entries per send WR */
+    int server_gather;  /* entries the server's QP gathers per RDMA write */
+    int credits;        /* server requests that may still be sent */
+    int outstanding;    /* operations not yet complete at the target (fence waits for 0) */
+    int pinned;         /* threads issuing on it right now: it must not be closed under them */
+    int lock_waits;     /* threads waiting on it for a lock grant (may wait for our own unlock) */
+    uint64_t last_used; /* when an operation last asked for it (least recently used) */
+    bool close_asked;   /* its server asked us to close it when idle */
     double setup_begin;
     double setup_end;
 
@@ -98,7 +107,13 @@ struct conn *cm_conn_by_qp(const struct ibv_qp *qp);
  * receive buffers; 0 in static mode), to size that CQ. */
 int cm_client_cq_entries(void);
 
-/* The connection to `node`, starting its setup if needed, without waiting. */
+/*
+ * The connection to `node`, starting its setup if needed, without waiting.
+ * NULL when it cannot be had yet: this process holds ARMCI_MAX_CONNECTIONS
+ * and the least recently used idle one is being closed (or none is idle
+ * yet), or the one to `node` is being closed. The caller makes progress and
+ * asks again; it pins the connection while it issues operations on it.
+ */
 struct conn *cm_conn_start(int node);
 
 /* The connection if it exists, else NULL (fences skip nodes never talked to). */
@@ -109,6 +124,14 @@ int *cm_conn_nodes(int *n);
 
 /* Client->server connections this process holds (statistics and tests). */
 int cm_conn_count(void);
+/* Since init: connections closed to stay under the cap, reopened, and the most held at once. */
+struct cm_stats {
+    long closed;   /* connections this process closed to stay under the cap */
+    long reopened; /* connections opened again to a node closed before */
+    long peak;     /* most connections held at once */
+    long over_cap; /* times the cap was exceeded because every connection waited on a lock */
+};
+struct cm_stats cm_stats(void);
 /* Retransmitted connection-management messages so far (this process). */
 long cm_retransmissions(void);
 /* Datagrams this process's UD channel refused as malformed or forged (tests). */

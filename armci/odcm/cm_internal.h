@@ -28,6 +28,12 @@ void conn_destroy(struct conn *c);
 
 /* Registers c as the connection to its node. */
 void cm_table_put(struct conn *c);
+/* c's close is agreed: out of the table and destroyed. */
+void cm_conn_closed(struct conn *c);
+/* Starts closing one connection its server asked to close, if one is idle. */
+void cm_close_if_asked(void);
+/* Over the cap (it gave way to a lock wait): closes the least recently used idle one. */
+void cm_shrink_to_cap(void);
 
 /* Static mode: every process connected to every other node's server, over MPI. */
 void cm_static_connect_all(void);

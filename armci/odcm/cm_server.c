@@ -4,6 +4,14 @@
  * again (never a new QP), a message from an older attempt (epoch) is
  * ignored, and an RTU that overtook its REQ creates the connection itself.
  *
+ * Closing is the client's (ondemand.c): it sends DISC once nothing of its
+ * is in flight on the connection; the server destroys its end and answers
+ * DISC_ACK, again for a repeated DISC (its end is gone: nothing to do but
+ * answer). A server holding ARMCI_MAX_CONNECTIONS connections asks its
+ * least recently active client to close (DISC_ASK) when another one comes;
+ * it still accepts the newcomer, so no client ever waits on another's
+ * traffic (the cap is a target for servers, a bound for clients).
+ *
  * Every datagram is checked before it is used: its fields, and its sender
  * against the directory (a message claiming rank r must come from r's
  * published client UD QP). A stranger on the fabric, or a rank of the job
@@ -31,12 +39,15 @@ static struct cm_server_ops ops;
 /* The manager's record of one client's connection to this server. */
 struct accepted {
     int client;
-    void *conn;     /* the data server's object */
-    uint32_t epoch; /* the client's attempt it belongs to */
-    bool connected; /* the server end is RTS */
+    void *conn;       /* the data server's object */
+    uint32_t epoch;   /* the client's attempt it belongs to */
+    uint8_t protocol; /* the client's setup protocol */
+    bool connected;   /* the server end is RTS */
+    bool asked;       /* asked to close (DISC_ASK sent) */
 };
 static struct intmap by_client; /* client rank -> struct accepted */
 static int naccepted;           /* by_client.count, readable from other threads */
+static struct cm_server_stats stats;
 
 static bool ondemand(void)
 {
@@ -71,6 +82,12 @@ void cm_server_fini(void)
     free(a);
     intmap_free(&by_client);
     naccepted = 0;
+    stats = (struct cm_server_stats){0};
+}
+
+struct cm_server_stats cm_server_stats(void)
+{
+    return stats;
 }
 
 int cm_server_conn_count(void)
@@ -84,13 +101,71 @@ long cm_server_refused_datagrams(void)
     return ud_refused(&sud);
 }
 
+static void counted(void)
+{
+    __atomic_store_n(&naccepted, (int)by_client.count, __ATOMIC_RELAXED);
+    if ((long)by_client.count > stats.peak)
+        stats.peak = (long)by_client.count;
+}
+
+/* A message without a QP, to a client about its attempt `epoch`. */
+static void tell(int client, enum cm_msg_type type, uint32_t epoch, uint8_t protocol)
+{
+    struct cm_msg m = {
+        .type = (uint8_t)type,
+        .protocol = protocol,
+        .rank = client,
+        .node = topo.my_node,
+        .epoch = epoch,
+    };
+    struct verbs_addr to = directory_client(client);
+    ud_send(&sud, client, &to, &m); /* if busy, the client's retransmission covers it */
+}
+
+/* At the cap: the least recently active connected client not asked yet is asked to close. */
+static void ask_one_to_close(void)
+{
+    struct accepted *a, *lru = NULL;
+    uint64_t oldest = UINT64_MAX;
+    INTMAP_FOR_EACH(&by_client, a)
+    {
+        uint64_t t = ops.last_active(a->conn);
+        if (a->connected && !a->asked && t < oldest) {
+            oldest = t;
+            lru = a;
+        }
+    }
+    if (!lru)
+        return;
+    lru->asked = true;
+    stats.asked++;
+    tell(lru->client, CM_DISC_ASK, lru->epoch, lru->protocol);
+}
+
 static struct accepted *accept_new(int client, uint32_t epoch)
 {
+    if (cfg.max_connections && (int)by_client.count >= cfg.max_connections)
+        ask_one_to_close();
     struct accepted *a = xcalloc(1, sizeof(*a));
     *a = (struct accepted){.client = client, .conn = ops.create(client), .epoch = epoch};
     intmap_put(&by_client, (uint32_t)client, a);
-    __atomic_store_n(&naccepted, (int)by_client.count, __ATOMIC_RELAXED);
+    counted();
     return a;
+}
+
+/* DISC: the client's end is closed and idle; ours goes too. Answered whether or not it is
+ * still there (a repeated DISC finds it gone). */
+static void close_for(const struct cm_msg *m)
+{
+    struct accepted *a = intmap_get(&by_client, (uint32_t)m->rank);
+    if (a && a->epoch == m->epoch) {
+        ops.destroy(a->conn);
+        intmap_remove(&by_client, (uint32_t)m->rank);
+        free(a);
+        counted();
+        stats.closed++;
+    }
+    tell(m->rank, CM_DISC_ACK, m->epoch, m->protocol);
 }
 
 static void accept_connect(struct accepted *a, const struct verbs_addr *client_addr)
@@ -112,7 +187,7 @@ uint32_t cm_server_ud_qpn(void)
     return sud.qp ? sud.qp->qp_num : 0;
 }
 
-static void answer(const struct accepted *a, enum cm_msg_type type, uint8_t protocol)
+static void answer(struct accepted *a, enum cm_msg_type type, uint8_t protocol)
 {
     struct cm_msg m = {
         .type = (uint8_t)type,
@@ -121,6 +196,7 @@ static void answer(const struct accepted *a, enum cm_msg_type type, uint8_t prot
         .node = topo.my_node,
         .epoch = a->epoch,
     };
+    a->protocol = protocol;
     struct cm_terms terms;
     m.qp = ops.address(a->conn, &terms);
     m.credits = terms.credits;
@@ -129,16 +205,16 @@ static void answer(const struct accepted *a, enum cm_msg_type type, uint8_t prot
     ud_send(&sud, a->client, &to, &m); /* if busy, the client's retransmission covers it */
 }
 
-/* Whether m carries the client's QP: an RTU, or any serial-protocol request. */
+/* Whether m carries the client's QP: an RTU, or a serial-protocol REQ (not a DISC). */
 static bool carries_client_qp(const struct cm_msg *m)
 {
-    return m->type == CM_RTU || m->protocol == CFG_PROTOCOL_SERIAL;
+    return m->type == CM_RTU || (m->type == CM_REQ && m->protocol == CFG_PROTOCOL_SERIAL);
 }
 
 /* What is wrong with a client's message (before its sender is looked at), or NULL. */
 static const char *invalid_request(const struct cm_msg *m)
 {
-    if (m->type != CM_REQ && m->type != CM_RTU)
+    if (m->type != CM_REQ && m->type != CM_RTU && m->type != CM_DISC)
         return "not a request";
     if (m->protocol != CFG_PROTOCOL_OVERLAP && m->protocol != CFG_PROTOCOL_SERIAL)
         return "unknown protocol";
@@ -199,6 +275,10 @@ static void on_message(void *ctx, const struct ud_sender *from, const struct cm_
     }
     if (carries_client_qp(m) && !ud_qp_addr_valid(&m->qp, &client)) {
         ud_refuse(&sud, from, "the client QP it names is not on the client's port");
+        return;
+    }
+    if (m->type == CM_DISC) {
+        close_for(m);
         return;
     }
     struct accepted *a = conn_for(from, m);

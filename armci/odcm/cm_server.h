@@ -20,6 +20,7 @@ int cm_server_send_cq_entries(void);
  * What the connection manager needs from the data server to make the server
  * end of a connection; the data server owns that object (`conn`).
  */
+
 /* What a data server tells a client when their connection is made. */
 struct cm_terms {
     int credits; /* requests the client may have outstanding at first */
@@ -33,6 +34,11 @@ struct cm_server_ops {
     void (*connect)(void *conn, const struct verbs_addr *client);
     /* Its address to give the client, and the terms the client starts with. */
     struct verbs_addr (*address)(const void *conn, struct cm_terms *terms);
+    /* Destroys it: the client has closed its end, with nothing in flight. */
+    void (*destroy)(void *conn);
+    /* When it last served a request (any increasing clock): the least recently used one is
+     * asked to close when the server is at its cap. */
+    uint64_t (*last_active)(const void *conn);
 };
 
 /* UD sends complete on `sends`, receives on `requests` (the server's endpoints). */
@@ -47,6 +53,13 @@ struct verbs_addr cm_server_accept_static(int client, const struct verbs_addr *c
 
 /* Connections accepted by this server (for the report). */
 int cm_server_conn_count(void);
+/* Since init: most connections held at once, closed by clients, and asked to close. */
+struct cm_server_stats {
+    long peak;
+    long closed;
+    long asked;
+};
+struct cm_server_stats cm_server_stats(void);
 /* Datagrams the server's UD channel refused as malformed or forged (any thread; tests). */
 long cm_server_refused_datagrams(void);
 

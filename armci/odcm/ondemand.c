@@ -15,6 +15,12 @@
  *   client: create QP, INIT -> REQ(my QP) ... REP -> RTR, RTS
  *   server: REQ -> create QP, INIT, RTR, RTS -> REP(its QP)
  *
+ * Closing (ARMCI_MAX_CONNECTIONS, cm.c): the client sends DISC for an idle
+ * connection and destroys its QP when the server answers DISC_ACK; the
+ * connection is CLOSING meanwhile (nobody issues on it) and is opened anew,
+ * with a newer attempt number, when it is needed again. A server at its cap
+ * may ask a client to close (DISC_ASK): it closes once that connection is idle.
+ *
  * Reliability lives in the progress engine: every unanswered step is
  * retransmitted with exponential back-off; the server is idempotent; stale
  * epochs are ignored; no answer within ARMCI_CONNECT_TIMEOUT ends the job
@@ -47,6 +53,7 @@ static struct ud_endpoint cud;
 static struct qp_pool *pool;     /* overlap protocol: the client's QPs, made ahead */
 static int awaiting_qp;          /* connections waiting for a QP from the pool */
 static int establishing;         /* connections whose QP's transitions are under way */
+static int asks_pending;         /* connections their server asked us to close */
 static struct conn **connecting; /* connections being set up */
 static int nconnecting, capconnecting;
 static uint32_t next_epoch = 1;
@@ -55,6 +62,7 @@ static uint32_t next_epoch = 1;
 static double srtt;
 
 static void on_message(void *ctx, const struct ud_sender *from, const struct cm_msg *m);
+static void finish_if_ready(struct conn *c);
 
 /* Background threads: one per QP asked for at once, up to a few. */
 #define POOL_THREADS 4
@@ -84,7 +92,7 @@ void ondemand_fini(void)
 {
     qp_pool_destroy(pool);
     pool = NULL;
-    awaiting_qp = establishing = 0;
+    awaiting_qp = establishing = asks_pending = 0;
     ud_destroy(&cud);
     free(connecting);
     connecting = NULL;
@@ -125,6 +133,10 @@ static bool take_pooled_qp(struct conn *c)
 /* Sends whatever the server has not acknowledged yet. */
 static void send_pending_steps(struct conn *c)
 {
+    if (c->state == CONN_CLOSING) {
+        send_to_server(c, CM_DISC, false);
+        return;
+    }
     if (cfg.protocol == CFG_PROTOCOL_SERIAL) {
         send_to_server(c, CM_REQ, true);
         return;
@@ -135,15 +147,36 @@ static void send_pending_steps(struct conn *c)
         send_to_server(c, CM_RTU, true);
 }
 
+static void watch(struct conn *c)
+{
+    c->setup_begin = now_seconds();
+    c->retries = 0;
+    c->rto = MAX(cfg.connect_rto, 2 * srtt);
+    c->next_retry = c->setup_begin + c->rto;
+    if (nconnecting == capconnecting) {
+        capconnecting = capconnecting ? 2 * capconnecting : 8;
+        connecting = xrealloc(connecting, sizeof(*connecting) * capconnecting);
+    }
+    connecting[nconnecting++] = c;
+}
+
+static void unwatch(struct conn *c)
+{
+    for (int i = 0; i < nconnecting; i++) {
+        if (connecting[i] == c) {
+            connecting[i] = connecting[--nconnecting];
+            return;
+        }
+    }
+}
+
 struct conn *ondemand_start(int node)
 {
     struct conn *c = xcalloc(1, sizeof(*c));
     c->node = node;
     c->state = CONN_CONNECTING;
     c->epoch = next_epoch++;
-    c->setup_begin = now_seconds();
-    c->rto = MAX(cfg.connect_rto, 2 * srtt);
-    c->next_retry = c->setup_begin + c->rto;
+    watch(c);
 
     if (cfg.protocol == CFG_PROTOCOL_OVERLAP) {
         /* Ask first, so the server creates its end while ours is made. */
@@ -154,12 +187,6 @@ struct conn *ondemand_start(int node)
         conn_create_qp(c);
         send_to_server(c, CM_REQ, true);
     }
-
-    if (nconnecting == capconnecting) {
-        capconnecting = capconnecting ? 2 * capconnecting : 8;
-        connecting = xrealloc(connecting, sizeof(*connecting) * capconnecting);
-    }
-    connecting[nconnecting++] = c;
     return c;
 }
 
@@ -172,11 +199,27 @@ static void establish(struct conn *c)
 {
     if (!pool || nconnecting < 2) {
         conn_establish(c, &c->server_addr, c->server_terms);
+        finish_if_ready(c); /* the server may have said it is ready already */
         return;
     }
     c->establishing = true;
     establishing++;
     qp_pool_connect(pool, c->qp, &c->server_addr, c->psn, c);
+}
+
+void ondemand_close(struct conn *c)
+{
+    c->state = CONN_CLOSING;
+    send_to_server(c, CM_DISC, false);
+    watch(c);
+}
+
+/* The server destroyed its end: ours goes, and the node may be connected anew. */
+static void closed(struct conn *c)
+{
+    unwatch(c);
+    asks_pending -= c->close_asked;
+    cm_conn_closed(c);
 }
 
 static void finish_if_ready(struct conn *c)
@@ -191,28 +234,49 @@ static void finish_if_ready(struct conn *c)
         double t = c->setup_end - c->setup_begin;
         srtt = srtt > 0 ? 0.75 * srtt + 0.25 * t : t;
     }
-    for (int i = 0; i < nconnecting; i++) {
-        if (connecting[i] == c) {
-            connecting[i] = connecting[--nconnecting];
-            break;
-        }
-    }
+    unwatch(c);
+}
+
+/* Whether a message is about closing (it carries no QP and no terms). */
+static bool about_closing(const struct cm_msg *m)
+{
+    return m->type == CM_DISC_ACK || m->type == CM_DISC_ASK;
 }
 
 /* What is wrong with a server's answer (before its sender is looked at), or NULL. */
 static const char *invalid_answer(const struct cm_msg *m)
 {
-    if (m->type != CM_REP && m->type != CM_ACK)
+    if (m->type != CM_REP && m->type != CM_ACK && !about_closing(m))
         return "not an answer";
-    if (m->protocol != cfg.protocol || m->gather < 1 || m->gather > CM_GATHER_MAX)
-        return "malformed";
     if (m->rank != rt.me)
         return "meant for another rank";
     if (m->node < 0 || m->node >= topo.num_nodes || m->node == topo.my_node)
         return "node out of range";
-    if (m->epoch == 0 || m->credits <= 0 || m->credits > CM_CREDITS_MAX)
-        return "attempt or credits out of range";
+    if (m->epoch == 0)
+        return "no attempt number";
+    if (about_closing(m)) {
+        static const struct verbs_addr none;
+        bool empty = !m->gather && !m->credits && !memcmp(&m->qp, &none, sizeof(none));
+        return empty ? NULL : "malformed";
+    }
+    if (m->protocol != cfg.protocol || m->gather < 1 || m->gather > CM_GATHER_MAX)
+        return "malformed";
+    if (m->credits <= 0 || m->credits > CM_CREDITS_MAX)
+        return "credits out of range";
     return NULL;
+}
+
+/* A closing message of the server of c's node (sender checked). */
+static void on_closing(struct conn *c, const struct cm_msg *m)
+{
+    if (!c || m->epoch != c->epoch)
+        return; /* an older connection's: long gone */
+    if (m->type == CM_DISC_ACK && c->state == CONN_CLOSING)
+        closed(c);
+    else if (m->type == CM_DISC_ASK && c->state == CONN_READY && !c->close_asked) {
+        c->close_asked = true; /* closed by the progress engine once idle */
+        asks_pending++;
+    }
 }
 
 static void on_message(void *ctx, const struct ud_sender *from, const struct cm_msg *m)
@@ -227,13 +291,17 @@ static void on_message(void *ctx, const struct ud_sender *from, const struct cm_
         ud_refuse(&cud, from, "not sent by the data server it names");
         return;
     }
+    struct conn *c = cm_conn_if_exists(m->node);
+    if (about_closing(m)) {
+        on_closing(c, m);
+        return;
+    }
     if (!ud_qp_addr_valid(&m->qp, &server)) {
         ud_refuse(&cud, from, "the server QP it names is not on the server's port");
         return;
     }
-    struct conn *c = cm_conn_if_exists(m->node);
     /* Stale (an older attempt) or for a connection long established: nothing to do. */
-    if (!c || m->epoch != c->epoch || c->state == CONN_READY)
+    if (!c || m->epoch != c->epoch || c->state != CONN_CONNECTING)
         return;
     if ((m->type == CM_REP || m->type == CM_ACK) && !c->have_server_addr) {
         c->server_addr = m->qp;
@@ -280,6 +348,9 @@ static int collect_established(void)
 
 int ondemand_progress(void)
 {
+    if (asks_pending)
+        cm_close_if_asked();
+    cm_shrink_to_cap();
     if (!nconnecting)
         return 0;
     int events = 0;

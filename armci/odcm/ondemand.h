@@ -11,6 +11,8 @@ void ondemand_init(void);
 void ondemand_fini(void);
 /* Starts connecting to node; the returned connection becomes READY later. */
 struct conn *ondemand_start(int node);
+/* Closes c (idle): DISC until the server answers, then c is destroyed (cm_conn_closed). */
+void ondemand_close(struct conn *c);
 /* Drives setup: returns how many connections moved on without a completion of the caller's
  * (a QP made or moved to RTS in the background), so a waiter does not go to sleep on them. */
 int ondemand_progress(void);

@@ -21,10 +21,13 @@
 
 /* Connection-management messages. */
 enum cm_msg_type {
-    CM_REQ = 1, /* client -> server: please create your end */
-    CM_REP,     /* server -> client: my QP (and credits) */
-    CM_RTU,     /* client -> server: my QP ("ready to use" once you are RTS) */
-    CM_ACK,     /* server -> client: my QP is RTR/RTS, you may send */
+    CM_REQ = 1,  /* client -> server: please create your end */
+    CM_REP,      /* server -> client: my QP (and credits) */
+    CM_RTU,      /* client -> server: my QP ("ready to use" once you are RTS) */
+    CM_ACK,      /* server -> client: my QP is RTR/RTS, you may send */
+    CM_DISC,     /* client -> server: my end is closed and idle, destroy yours */
+    CM_DISC_ACK, /* server -> client: my end is gone (also for a repeated DISC) */
+    CM_DISC_ASK, /* server -> client: I am at my cap, please close when you can */
 };
 
 struct cm_msg {

@@ -170,7 +170,7 @@ void client_cm_env(struct cm_client_env *env)
                                   .srq = ep.replies.srq,
                                   .max_inline = 128,
                                   .on_ready = conn_on_ready,
-                                  .on_destroy = sq_forget};
+                                  .on_destroy = conn_forget};
 }
 
 void client_fini(void)
@@ -398,10 +398,12 @@ void wait_server_updates(struct conn *c)
 
 void conn_fence(struct conn *c)
 {
+    c->pinned++; /* idle while we wait, but not to be closed under us */
     /* Operations queued while the connection was set up were started before us. */
     while (c->queue_head || c->draining)
         progress_wait();
     uint64_t issued = c->issued;
     while (c->oldest && c->oldest->seq < issued)
         progress_wait();
+    c->pinned--;
 }

@@ -82,8 +82,12 @@ void client_fini(void);
 struct cm_client_env;
 void client_cm_env(struct cm_client_env *env);
 
-/* Connections, transport side (remote.c): the ready connection to node (waits for it). */
+/* Connections, transport side (transfer.c): the ready connection to node (waits for it),
+ * pinned until conn_put: it is not closed while we issue on it (ARMCI_MAX_CONNECTIONS). */
 struct conn *conn_get(int node);
+void conn_put(struct conn *c);
+/* cm's on_destroy callback: c goes away, and what the transport keeps about it. */
+void conn_forget(struct conn *c);
 /* Waits until c is ready and the operations queued on it are posted; returns c. */
 struct conn *conn_wait_ready(struct conn *c);
 /* cm's on_ready callback: queued operations of c are posted at the next progress. */

@@ -37,11 +37,17 @@ static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t 
     int64_t result = 0;
     struct work *f = work_new(WORK_MESSAGE, c, &done);
     f->result = &result;
-    /* A lock's grant may wait for another thread's unlock: no fence waits for it. */
-    if (op == DS_LOCK)
+    /* A lock's grant may wait for another thread's unlock: no fence waits for it, and a cap
+     * on connections gives way to that unlock (cm.c). */
+    if (op == DS_LOCK) {
         work_not_fenced(f);
+        c->lock_waits++;
+    }
     message_send(c, rq, b, 0, f, what);
     handle_wait(&done);
+    if (op == DS_LOCK)
+        c->lock_waits--;
+    conn_put(c);
     rt_unlock();
     return result;
 }
@@ -65,6 +71,7 @@ void remote_unlock(const struct target *t)
     struct bounce *b;
     struct ds_message *rq = message_begin(c, DS_UNLOCK, t, 0, sizeof(struct ticket_lock), &b);
     message_send(c, rq, b, 0, work_new(WORK_MESSAGE, c, handle_implicit()), "unlock");
+    conn_put(c);
     rt_unlock();
 }
 

@@ -25,6 +25,7 @@
 #include "transport/progress.h"
 #include "transport/remote.h"
 #include "transport/route.h"
+#include "transport/send_queue.h"
 #include "transport/strided_remote.h"
 #include "transport/vector_remote.h"
 #include "core/threads.h"
@@ -730,6 +731,14 @@ void conns_drain_ready(void)
     draining = false;
 }
 
+void conn_forget(struct conn *c)
+{
+    sq_forget(c);
+    for (int i = 0; i < nto_drain; i++)
+        if (to_drain[i] == c)
+            to_drain[i--] = to_drain[--nto_drain];
+}
+
 void conns_fini(void)
 {
     free(to_drain);
@@ -750,9 +759,25 @@ struct conn *conn_wait_ready(struct conn *c)
     return c;
 }
 
+/* The connection to node, pinned (not closed under us; conn_put lets it go), maybe not ready:
+ * at the connection cap, waits for room. */
+static struct conn *conn_pin(int node)
+{
+    struct conn *c;
+    while (!(c = cm_conn_start(node)))
+        progress_wait();
+    c->pinned++;
+    return c;
+}
+
+void conn_put(struct conn *c)
+{
+    c->pinned--;
+}
+
 struct conn *conn_get(int node)
 {
-    return conn_wait_ready(cm_conn_start(node));
+    return conn_wait_ready(conn_pin(node));
 }
 
 /* ---- entry ---- */
@@ -763,9 +788,10 @@ void transfer_start(const struct transfer *x, struct handle *req, bool blocking)
         return;
     rt_lock();
     const struct target *t = x->locals ? &x->remotes[0] : &x->remote;
-    struct conn *c = cm_conn_start(t->node);
+    struct conn *c = conn_pin(t->node);
     if (!queue_if_connecting(c, x, req, blocking))
         issue(conn_wait_ready(c), x, req, blocking);
+    conn_put(c);
     rt_unlock();
 }
 

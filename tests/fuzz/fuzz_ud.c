@@ -17,15 +17,18 @@
  *       server UD QP; other values: another QP on the port of one of those
  *       (sender % 12). flags bit 0: a GRH, bit 1: a RoCEv2 IPv4 GRH, bit 2:
  *       byte_len without the 40 bytes of GRH space.
- *   e % 4 == 2  [u8 node] the client starts connecting to node % 4
+ *   e % 4 == 2  [u8 node] the client starts connecting to node % 4, or closing the
+ *               connection if it is ready (as ARMCI_MAX_CONNECTIONS does)
  *   e % 4 == 3  every retransmission timer expires
  *
  * Checked: a server connection is created only for, and connected only to,
  * the rank whose published client UD QP sent the datagram (never twice); a
  * client connection is established only with what its node's published
  * data-server UD QP sent, once, with sane credits and a QP on that server's
- * port; every datagram sent goes to the directory address of the peer it is
- * about; a datagram never ends the job.
+ * port; a connection is closed, at either end, only on what the true peer
+ * sent (DISC from the client, DISC_ACK from its node's server); every
+ * datagram sent goes to the directory address of the peer it is about; a
+ * datagram never ends the job.
  */
 #include <stdarg.h>
 #include <string.h>
@@ -201,14 +204,17 @@ bool ud_send(struct ud_endpoint *u, int peer_key, const struct verbs_addr *to,
 {
     if (u == server_ud) {
         struct verbs_addr want = directory_client(peer_key);
+        bool terms = m->type == CM_REP || m->type == CM_ACK;
+        bool closing = m->type == CM_DISC_ACK || m->type == CM_DISC_ASK;
         FUZZ_CHECK(same_addr(to, &want) && m->rank == peer_key && m->node == topo.my_node &&
-                       (m->type == CM_REP || m->type == CM_ACK) && m->credits > 0,
+                       ((terms && m->credits > 0) || (closing && m->credits == 0)),
                    "the server sent type %d about rank %d to QP 0x%x", m->type, m->rank, to->qpn);
     } else {
         FUZZ_CHECK(u == client_ud, "a send on an unknown endpoint");
         struct verbs_addr want = directory_server(peer_key);
         FUZZ_CHECK(same_addr(to, &want) && m->rank == ME && m->node == peer_key &&
-                       (m->type == CM_REQ || m->type == CM_RTU) && m->epoch > 0,
+                       (m->type == CM_REQ || m->type == CM_RTU || m->type == CM_DISC) &&
+                       m->epoch > 0,
                    "the client sent type %d about node %d to QP 0x%x", m->type, m->node, to->qpn);
     }
     return true;
@@ -277,8 +283,28 @@ static struct verbs_addr server_address(const void *conn, struct cm_terms *terms
     return verbs_my_addr(0x3000 + (uint32_t)sc->client, 0x456);
 }
 
-static const struct cm_server_ops server_ops = {
-    .create = server_create, .connect = server_connect, .address = server_address};
+static void server_destroy(void *conn)
+{
+    struct fake_server_conn *sc = conn;
+    struct verbs_addr from = directory_client(sc->client);
+    FUZZ_CHECK(server_conns[sc->client] == sc, "a connection destroyed twice");
+    FUZZ_CHECK(truly_from(&from), "rank %d's connection closed by someone else", sc->client);
+    if (verbose)
+        printf("  server: rank %d closed\n", sc->client);
+    server_conns[sc->client] = NULL;
+    free(sc);
+}
+
+static uint64_t server_last_active(const void *conn)
+{
+    return (uint64_t)((const struct fake_server_conn *)conn)->client;
+}
+
+static const struct cm_server_ops server_ops = {.create = server_create,
+                                                .connect = server_connect,
+                                                .address = server_address,
+                                                .destroy = server_destroy,
+                                                .last_active = server_last_active};
 
 /* ---- the client's connections ---- */
 
@@ -289,6 +315,33 @@ static bool established[NNODES];
 struct conn *cm_conn_if_exists(int node)
 {
     return node >= 0 && node < NNODES ? conns[node] : NULL;
+}
+
+void cm_conn_closed(struct conn *c)
+{
+    struct verbs_addr from = directory_server(c->node);
+    FUZZ_CHECK(conns[c->node] == c && c->state == CONN_CLOSING, "node %d closed twice", c->node);
+    FUZZ_CHECK(truly_from(&from), "node %d's connection closed by someone else", c->node);
+    if (verbose)
+        printf("  client: node %d closed\n", c->node);
+    conns[c->node] = NULL;
+    established[c->node] = false;
+    free(c);
+}
+
+void cm_close_if_asked(void)
+{
+    for (int n = 0; n < NNODES; n++) {
+        if (conns[n] && conns[n]->close_asked && conns[n]->state == CONN_READY) {
+            ondemand_close(conns[n]);
+            return;
+        }
+    }
+}
+
+void cm_shrink_to_cap(void)
+{
+    /* No cap in the harness: it closes when asked to, as above. */
 }
 
 /* The client's QP pool: ready every other time, so that the harness also walks the wait. */
@@ -381,7 +434,10 @@ void conn_establish(struct conn *c, const struct verbs_addr *server, struct cm_t
     struct verbs_addr from = directory_server(c->node);
     FUZZ_CHECK(conns[c->node] == c && c->qp && !established[c->node],
                "node %d's connection established twice", c->node);
-    FUZZ_CHECK(truly_from(&from), "node %d's connection established by someone else", c->node);
+    /* During a datagram, only its node's server may cause it; outside one (its QP came from
+     * the pool later) it uses what such a datagram brought: still a QP on the server's port. */
+    FUZZ_CHECK(!truth.active || truly_from(&from),
+               "node %d's connection established by someone else", c->node);
     FUZZ_CHECK(same_port(server, &from) && server->qpn && server->qpn <= CM_QPN_MASK,
                "node %d's connection pointed at a QP elsewhere", c->node);
     FUZZ_CHECK(credits > 0 && credits <= CM_CREDITS_MAX, "%d credits", credits);
@@ -530,17 +586,20 @@ static void datagram(struct fuzz_input *in, struct ud_endpoint *u)
     free(buf);
 }
 
-static void connect_to(int node)
+static void connect_or_close(int node)
 {
-    if (node == topo.my_node || conns[node])
+    if (node == topo.my_node)
         return;
-    conns[node] = ondemand_start(node);
+    if (!conns[node])
+        conns[node] = ondemand_start(node);
+    else if (conns[node]->state == CONN_READY)
+        ondemand_close(conns[node]);
 }
 
 static void expire_timers(void)
 {
     for (int n = 0; n < NNODES; n++)
-        if (conns[n] && conns[n]->state == CONN_CONNECTING)
+        if (conns[n] && conns[n]->state != CONN_READY)
             conns[n]->next_retry = 0;
     (void)ondemand_progress();
 }
@@ -559,7 +618,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             datagram(&in, client_ud);
             break;
         case 2:
-            connect_to(fuzz_u8(&in) % NNODES);
+            connect_or_close(fuzz_u8(&in) % NNODES);
             break;
         default:
             expire_timers();

@@ -585,6 +585,36 @@ static void ud_corpus(void)
     msg(TO_SERVER, 4, &m);
     save("ud", "roce-no-grh-and-foreign-qp");
 
+    /* Closing: the client closes a ready connection (DISC) and its server's DISC_ACK ends it;
+     * a forged DISC_ACK and one of an older attempt do nothing; the node is opened again with
+     * a newer attempt. The server closes rank 4's end on its DISC, answers a repeated one,
+     * refuses one from another rank, and asks a client to close (DISC_ASK). */
+    world(0, 0);
+    both_sides(0);
+    put8(TICK);
+    connect_to(0); /* ready: this closes it */
+    m = server_msg(CM_DISC_ACK, 0, 1);
+    m.credits = 0;
+    m.gather = 0;
+    memset(&m.qp, 0, sizeof(m.qp));
+    msg(TO_CLIENT, 9, &m); /* from node 1's server */
+    m.epoch = 7;
+    msg(TO_CLIENT, 8, &m); /* another attempt's */
+    m.epoch = 1;
+    msg(TO_CLIENT, 8, &m); /* the one */
+    connect_to(0);         /* opened again */
+    m = client_msg(CM_DISC, 4, 1, false);
+    msg(TO_SERVER, 5, &m); /* rank 5 posing as rank 4 */
+    msg(TO_SERVER, 4, &m);
+    msg(TO_SERVER, 4, &m); /* repeated */
+    m = server_msg(CM_DISC_ASK, 0, 2);
+    m.credits = 0;
+    m.gather = 0;
+    memset(&m.qp, 0, sizeof(m.qp));
+    msg(TO_CLIENT, 8, &m);
+    put8(TICK);
+    save("ud", "close-and-reopen");
+
     /* Malformed: wrong lengths, fields out of range. */
     world(0, 0);
     connect_to(2);

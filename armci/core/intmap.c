@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "core/memstat.h"
 #include "core/util.h"
 
 static size_t slot_of(const struct intmap *m, uint32_t key)
@@ -21,6 +22,12 @@ void *intmap_get(const struct intmap *m, uint32_t key)
     return m->keys[i] ? m->values[i] : NULL;
 }
 
+/* Every map is keyed by a peer (node, rank, QP): its table counts as connection memory. */
+static long table_bytes(size_t cap)
+{
+    return (long)(cap * (sizeof(uint32_t) + sizeof(void *)));
+}
+
 static void grow(struct intmap *m)
 {
     struct intmap bigger = {
@@ -31,6 +38,7 @@ static void grow(struct intmap *m)
     for (size_t i = 0; i < m->cap; i++)
         if (m->keys[i])
             intmap_put(&bigger, m->keys[i] - 1, m->values[i]);
+    memstat_add(MEM_CONNECTIONS, table_bytes(bigger.cap) - table_bytes(m->cap));
     free(m->keys);
     free(m->values);
     *m = bigger;
@@ -50,6 +58,7 @@ void intmap_put(struct intmap *m, uint32_t key, void *value)
 
 void intmap_free(struct intmap *m)
 {
+    memstat_add(MEM_CONNECTIONS, -table_bytes(m->cap));
     free(m->keys);
     free(m->values);
     *m = (struct intmap){0};

@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/intmap.h"
+#include "core/memstat.h"
 #include "core/util.h"
 #include "odcm/cm_internal.h"
 #include "odcm/ondemand.h"
@@ -88,11 +89,13 @@ void conn_destroy(struct conn *c)
     char peer[64];
     peer_name(peer, sizeof(peer), c->node);
     rc_qp_destroy(c->qp, peer);
+    memstat_add(MEM_CONNECTIONS, -(long)sizeof(*c));
     free(c);
 }
 
 void cm_table_put(struct conn *c)
 {
+    memstat_add(MEM_CONNECTIONS, (long)sizeof(*c));
     intmap_put(&conns, (uint32_t)c->node, c);
 }
 

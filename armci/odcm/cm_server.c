@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "core/fault.h"
 #include "core/intmap.h"
+#include "core/memstat.h"
 #include "core/runtime.h"
 #include "core/topology.h"
 #include "core/util.h"
@@ -68,7 +69,10 @@ void cm_server_fini(void)
     ud_destroy(&sud);
     struct accepted *a;
     INTMAP_FOR_EACH(&by_client, a)
-    free(a);
+    {
+        memstat_add(MEM_CONNECTIONS, -(long)sizeof(*a));
+        free(a);
+    }
     intmap_free(&by_client);
     naccepted = 0;
 }
@@ -87,6 +91,7 @@ long cm_server_refused_datagrams(void)
 static struct accepted *accept_new(int client, uint32_t epoch)
 {
     struct accepted *a = xcalloc(1, sizeof(*a));
+    memstat_add(MEM_CONNECTIONS, (long)sizeof(*a));
     *a = (struct accepted){.client = client, .conn = ops.create(client), .epoch = epoch};
     intmap_put(&by_client, (uint32_t)client, a);
     __atomic_store_n(&naccepted, (int)by_client.count, __ATOMIC_RELAXED);

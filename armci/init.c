@@ -128,7 +128,6 @@ static int init_common(int *argc, char ***argv, int requested, MPI_Comm comm, bo
     node_shared_init();
     groups_init_world(&rt.world_group);
     rt.default_group = rt.world_group;
-    seg_init();
     handles_init();
     message_init();
     net_init();

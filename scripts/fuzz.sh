@@ -33,7 +33,7 @@ sources_of() {
         armci/dataserver/registry.c armci/strided/stride.c armci/core/acc.c
         armci/core/rmw_kernels.c" ;;
     ud) echo "tests/fuzz/fuzz_ud.c armci/odcm/ud_datagram.c armci/odcm/cm_server.c
-        armci/odcm/ondemand.c armci/core/intmap.c" ;;
+        armci/odcm/ondemand.c armci/core/intmap.c armci/core/memstat.c" ;;
     esac
 }
 

@@ -27,6 +27,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/fault.h"
+#include "core/memstat.h"
 #include "verbs/memory.h"
 #include "core/node_shared.h"
 #include "transport/progress.h"
@@ -40,9 +41,9 @@
  * oversubscribed node, without burning a core through a long imbalance. */
 #define YIELD_SECONDS 2e-3
 
-static uint64_t current;   /* number of the last barrier this process took part in */
-static void **slots_of;    /* [nprocs] each master's slot array (NULL for others) */
-static uint64_t *my_slots; /* [num_nodes] on masters: slot s is written by node s */
+static uint64_t current;    /* number of the last barrier this process took part in */
+static uint64_t **slots_at; /* [num_nodes] each node master's slot array, as addressed here */
+static uint64_t *my_slots;  /* [num_nodes] on masters: slot s is written by node s */
 static bool use_mpi;
 
 /* Serial-number order: true if a is at or after b, across a wrap of the counter. */
@@ -94,10 +95,16 @@ void barrier_init(void)
         MPI_Barrier(rt.comm);
         return;
     }
-    slots_of = xmalloc(sizeof(void *) * rt.nprocs);
+    void **blocks = xmalloc(sizeof(void *) * (size_t)rt.nprocs);
     size_t bytes = topo_is_master() ? sizeof(uint64_t) * (size_t)topo.num_nodes : 0;
-    seg_malloc("ARMCI_Init", slots_of, (armci_size_t)bytes, &rt.world_group);
-    my_slots = slots_of[rt.me];
+    seg_malloc("ARMCI_Init", blocks, (armci_size_t)bytes, &rt.world_group);
+    my_slots = blocks[rt.me];
+    /* Only masters have slots: keep theirs, one per node. */
+    slots_at = xmalloc(sizeof(*slots_at) * (size_t)topo.num_nodes);
+    for (int node = 0; node < topo.num_nodes; node++)
+        slots_at[node] = blocks[topo_node_master(node)];
+    free(blocks);
+    memstat_add(MEM_SYNC, (long)(sizeof(*slots_at) * (size_t)topo.num_nodes));
     for (int s = 0; my_slots && s < topo.num_nodes; s++)
         my_slots[s] = current;
     MPI_Barrier(rt.comm);
@@ -105,11 +112,12 @@ void barrier_init(void)
 
 void barrier_fini(void)
 {
-    if (!slots_of)
+    if (!slots_at)
         return;
     seg_free("ARMCI_Finalize", my_slots, &rt.world_group);
-    free(slots_of);
-    slots_of = NULL;
+    free(slots_at);
+    memstat_add(MEM_SYNC, -(long)(sizeof(*slots_at) * (size_t)topo.num_nodes));
+    slots_at = NULL;
     my_slots = NULL;
 }
 
@@ -117,7 +125,7 @@ void barrier_fini(void)
 static void signal_node(int node, uint64_t number)
 {
     int master = topo_node_master(node);
-    uint64_t *slot = (uint64_t *)slots_of[master] + topo.my_node;
+    uint64_t *slot = slots_at[node] + topo.my_node;
     struct target t;
     seg_resolve("ARMCI_Barrier", "barrier slot", master, slot, sizeof(*slot), &t);
     remote_put(&t, &number, sizeof(number), handle_implicit(), true);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "core/error.h"
+#include "core/memstat.h"
 #include "message.h"
 #include "core/runtime.h"
 #include "core/topology.h"
@@ -45,7 +46,7 @@ static int scope_members(const ARMCI_Group *g, int scope, int *ranks)
     bool *seen = xcalloc((size_t)topo.num_nodes, sizeof(bool));
     int n = 0;
     for (int r = 0; r < g->size; r++) {
-        int node = topo_node_of(g->grp_to_abs[r]);
+        int node = topo_node_of(group_abs(g, r));
         bool in = scope == SCOPE_NODE ? node == topo.my_node : !seen[node];
         seen[node] = true;
         if (in)
@@ -86,31 +87,49 @@ MPI_Comm group_scope_comm(const ARMCI_Group *g, int scope)
     return sub;
 }
 
-/* Rank maps for a group over comm: grp_to_abs[size], abs_to_grp[nprocs] (-1 = not a member). */
+/*
+ * Rank maps: grp_to_abs[size] gives each member's world rank. abs_to_grp
+ * (the name is ARMCI-MPI's) is not a world-sized map here: a handle that is
+ * not NULL there is a live one, and for members it is grp_to_abs itself;
+ * for a process outside the group it holds the member count and then the
+ * members' world ranks (ARMCI_Absolute_id). The world group needs no map.
+ */
+static int world_marker;
+
+static long map_bytes(const ARMCI_Group *g)
+{
+    if (g->abs_to_grp == &world_marker)
+        return 0;
+    if (g->grp_to_abs)
+        return (long)sizeof(int) * g->size;
+    return g->abs_to_grp ? (long)sizeof(int) * (g->abs_to_grp[0] + 1) : 0;
+}
+
 static void fill_maps(ARMCI_Group *g)
 {
     MPI_Comm_rank(g->comm, &g->rank);
     MPI_Comm_size(g->comm, &g->size);
     g->grp_to_abs = xmalloc(sizeof(int) * g->size);
     MPI_Allgather(&rt.me, 1, MPI_INT, g->grp_to_abs, 1, MPI_INT, g->comm);
-    g->abs_to_grp = xmalloc(sizeof(int) * rt.nprocs);
-    for (int i = 0; i < rt.nprocs; i++)
-        g->abs_to_grp[i] = -1;
-    for (int i = 0; i < g->size; i++)
-        g->abs_to_grp[g->grp_to_abs[i]] = i;
+    g->abs_to_grp = g->grp_to_abs;
+    memstat_add(MEM_GROUPS, map_bytes(g));
 }
 
 void groups_init_world(ARMCI_Group *g)
 {
     g->comm = rt.comm;
     g->noncoll_pgroup_comm = MPI_COMM_NULL;
-    fill_maps(g);
+    MPI_Comm_rank(g->comm, &g->rank);
+    MPI_Comm_size(g->comm, &g->size);
+    g->grp_to_abs = NULL;
+    g->abs_to_grp = &world_marker;
 }
 
 static void free_maps(ARMCI_Group *g)
 {
-    free(g->grp_to_abs);
-    free(g->abs_to_grp);
+    memstat_add(MEM_GROUPS, -map_bytes(g));
+    if (g->abs_to_grp != &world_marker)
+        free(g->grp_to_abs ? g->grp_to_abs : g->abs_to_grp);
     g->grp_to_abs = g->abs_to_grp = NULL;
 }
 
@@ -127,7 +146,7 @@ void groups_fini(void)
 
 int group_abs(const ARMCI_Group *g, int rank)
 {
-    return g->grp_to_abs[rank];
+    return g->grp_to_abs ? g->grp_to_abs[rank] : rank;
 }
 
 bool group_is_member(const ARMCI_Group *g)
@@ -188,11 +207,11 @@ void ARMCI_Group_create_child(int grp_size, int *pid_list, ARMCI_Group *group_ou
      */
     group_out->rank = -1;
     group_out->size = 0;
-    group_out->abs_to_grp = xmalloc(sizeof(int) * rt.nprocs);
-    for (int i = 0; i < rt.nprocs; i++)
-        group_out->abs_to_grp[i] = -1;
+    group_out->abs_to_grp = xmalloc(sizeof(int) * (size_t)(grp_size + 1));
+    group_out->abs_to_grp[0] = grp_size;
     for (int i = 0; i < grp_size; i++)
-        group_out->abs_to_grp[group_abs(group_parent, pid_list[i])] = i;
+        group_out->abs_to_grp[i + 1] = group_abs(group_parent, pid_list[i]);
+    memstat_add(MEM_GROUPS, map_bytes(group_out));
 }
 
 void ARMCI_Group_create(int grp_size, int *pid_list, ARMCI_Group *group_out)
@@ -263,10 +282,9 @@ int ARMCI_Absolute_id(ARMCI_Group *group, int group_rank)
     if (group_is_member(group)) {
         if (group_rank < 0 || group_rank >= group->size)
             armci_die(call, "argument group_rank=%d is not in [0, %d)", group_rank, group->size);
-        return group->grp_to_abs[group_rank];
+        return group_abs(group, group_rank);
     }
-    for (int p = 0; group_rank >= 0 && p < rt.nprocs; p++)
-        if (group->abs_to_grp[p] == group_rank)
-            return p;
+    if (group_rank >= 0 && group_rank < group->abs_to_grp[0])
+        return group->abs_to_grp[group_rank + 1];
     armci_die(call, "argument group_rank=%d is not a rank of the group", group_rank);
 }

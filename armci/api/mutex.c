@@ -13,9 +13,11 @@
 #include "api/segment.h"
 #include "dataserver/link.h"
 
-static void **lock_blocks; /* [nprocs] each process's array of locks */
-static int *lock_count;    /* [nprocs] how many each process created */
-static int my_count = -1;  /* -1: no mutexes exist */
+/* Each process's mutexes are its block of one segment: the block index knows where each
+ * process's array is and how many it created (its size), so nothing is kept per process. */
+static uint64_t lock_seg;
+static void *my_locks;
+static int my_count = -1; /* -1: no mutexes exist */
 
 static uint64_t load(const uint64_t *p)
 {
@@ -64,13 +66,12 @@ int PARMCI_Create_mutexes(int count)
     if (my_count >= 0)
         armci_die(call, "mutexes already exist: call ARMCI_Destroy_mutexes first");
 
-    lock_blocks = xmalloc(sizeof(void *) * rt.nprocs);
-    lock_count = xmalloc(sizeof(int) * rt.nprocs);
-    MPI_Allgather(&count, 1, MPI_INT, lock_count, 1, MPI_INT, rt.comm);
+    void **blocks = xmalloc(sizeof(void *) * (size_t)rt.nprocs);
     /* Fresh shared memory is zeroed: every lock starts free (next == serving == 0). */
-    seg_malloc_locks(call, lock_blocks,
-                     (armci_size_t)count * (armci_size_t)sizeof(struct ticket_lock),
-                     &rt.world_group);
+    seg_malloc_locks(call, blocks, (armci_size_t)count * (armci_size_t)sizeof(struct ticket_lock),
+                     &rt.world_group, &lock_seg);
+    my_locks = blocks[rt.me];
+    free(blocks);
     my_count = count;
     return 0;
 }
@@ -82,7 +83,7 @@ int PARMCI_Destroy_mutexes(void)
     rt_require_init(call);
     if (my_count < 0)
         armci_die(call, "no mutexes exist: ARMCI_Create_mutexes was not called");
-    seg_free(call, my_count ? lock_blocks[rt.me] : NULL, &rt.world_group);
+    seg_free(call, my_count ? my_locks : NULL, &rt.world_group);
     mutex_fini();
     return 0;
 }
@@ -90,23 +91,31 @@ PROFILED(Destroy_mutexes)
 
 void mutex_fini(void)
 {
-    free(lock_blocks);
-    free(lock_count);
-    lock_blocks = NULL;
-    lock_count = NULL;
+    my_locks = NULL;
     my_count = -1;
 }
 
-static void resolve_lock(const char *call, int mutex, int proc, struct target *t)
+/* Mutex `mutex` of process proc, as addressed here. */
+static struct ticket_lock *lock_of(const char *call, int mutex, int proc)
 {
     rt_require_init(call);
     if (my_count < 0)
         armci_die(call, "no mutexes exist: call ARMCI_Create_mutexes first");
     check_proc(call, "proc", proc);
-    if (mutex < 0 || mutex >= lock_count[proc])
+    void *locks = NULL;
+    size_t bytes = 0;
+    if (!seg_block(lock_seg, proc, &locks, &bytes))
+        bytes = 0; /* it created none */
+    int count = (int)(bytes / sizeof(struct ticket_lock));
+    if (mutex < 0 || mutex >= count)
         armci_die(call, "argument mutex=%d is out of range: process %d created %d mutexes", mutex,
-                  proc, lock_count[proc]);
-    struct ticket_lock *lock = (struct ticket_lock *)lock_blocks[proc] + mutex;
+                  proc, count);
+    return (struct ticket_lock *)locks + mutex;
+}
+
+static void resolve_lock(const char *call, int mutex, int proc, struct target *t)
+{
+    struct ticket_lock *lock = lock_of(call, mutex, proc);
     seg_resolve(call, "mutex", proc, lock, sizeof(*lock), t);
 }
 
@@ -134,8 +143,6 @@ PROFILED(Unlock)
 
 long mutex_tickets_taken(int mutex, int proc)
 {
-    struct target t;
-    resolve_lock("mutex_tickets_taken", mutex, proc, &t);
-    struct ticket_lock *lock = (struct ticket_lock *)lock_blocks[proc] + mutex;
+    struct ticket_lock *lock = lock_of("mutex_tickets_taken", mutex, proc);
     return ARMCI_GetValueLong(&lock->next, proc);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/memstat.h"
 #include "verbs/memory.h"
 #include "core/runtime.h"
 #include "core/threads.h"
@@ -18,19 +19,25 @@
 /* Blocks start on cache lines: fine for every ARMCI type and avoids false sharing. */
 #define BLOCK_ALIGN CACHE_LINE
 
-/* One block of one segment, as seen from here; kept sorted per process. */
-struct block_range {
-    uintptr_t start;
-    uintptr_t end;
-    struct segment *seg;
-    int member;
+/*
+ * The block index: one record per block of every segment (members that
+ * asked for 0 bytes have none), grouped by process and sorted by start
+ * within a process: blocks[first[p] .. first[p + 1]) are p's, and a lookup
+ * is a binary search among them. Everything per node (server base, rkey)
+ * is in the segment the record names. ARMCI_Malloc and ARMCI_Free rebuild
+ * the arrays (they are collective and O(processes) anyway), so they hold
+ * exactly what is in use.
+ */
+struct block {
+    uintptr_t start; /* as ptr_arr gives it here */
+    uint64_t bytes;
+    uint32_t seg;   /* slot in seg_table */
+    uint32_t place; /* offset in its node's object, in BLOCK_ALIGN units */
 };
 
-struct block_index {
-    struct block_range *v;
-    int n;
-    int cap;
-};
+static struct block *blocks;
+static uint32_t *first; /* [nprocs + 1]; NULL while there are no blocks */
+static size_t nblocks;
 
 /*
  * Each thread remembers the last blocks it resolved, so that the usual
@@ -43,8 +50,10 @@ struct block_index {
 struct resolved {
     uint64_t generation; /* 0: empty */
     int proc;
-    struct block_range r;
-    uint64_t server_addr;
+    int node; /* of proc */
+    uintptr_t start;
+    uintptr_t end;
+    uint64_t server_addr; /* of start */
     uint32_t rkey;
 };
 static __thread struct resolved resolve_cache[RESOLVE_CACHE]
@@ -60,25 +69,48 @@ struct local_region {
     struct local_region *next;
 };
 
-static struct segment *segments;
-static struct block_index *index_of; /* [nprocs] */
+static struct segment **seg_table; /* [seg_slots]; NULL: free slot */
+static uint32_t seg_slots;
 static struct local_region *local_regions;
 static uint32_t next_seg_serial;
+static long table_bytes, index_bytes;
 
-void seg_init(void)
+/* The segment table grew or shrank by delta bytes. */
+static void table_account(long delta)
 {
-    index_of = xcalloc(rt.nprocs, sizeof(*index_of));
+    table_bytes += delta;
+    memstat_add(MEM_SEGMENTS, delta);
+}
+
+static void index_account(void)
+{
+    long now =
+        (long)(nblocks * sizeof(*blocks)) + (first ? (long)sizeof(*first) * (rt.nprocs + 1) : 0);
+    memstat_add(MEM_INDEX, now - index_bytes);
+    index_bytes = now;
+}
+
+long seg_table_bytes(void)
+{
+    return table_bytes;
+}
+
+long seg_index_bytes(void)
+{
+    return index_bytes;
 }
 
 static void destroy_segment(struct segment *s);
 
 void seg_fini(void)
 {
-    while (segments) {
-        struct segment *s = segments;
-        segments = s->next;
-        destroy_segment(s);
-    }
+    for (uint32_t i = 0; i < seg_slots; i++)
+        if (seg_table[i])
+            destroy_segment(seg_table[i]);
+    free(seg_table);
+    table_account(-(long)(sizeof(*seg_table) * seg_slots));
+    seg_table = NULL;
+    seg_slots = 0;
     while (local_regions) {
         struct local_region *r = local_regions;
         local_regions = r->next;
@@ -86,65 +118,118 @@ void seg_fini(void)
             net_dereg(r->mr);
         free(r->addr);
         free(r);
+        table_account(-(long)sizeof(*r));
     }
-    if (index_of) {
-        for (int p = 0; p < rt.nprocs; p++)
-            free(index_of[p].v);
-        free(index_of);
-        index_of = NULL;
-    }
+    free(blocks);
+    free(first);
+    blocks = NULL;
+    first = NULL;
+    nblocks = 0;
+    index_account();
 }
 
 /* The index changes (runtime lock held): every thread's remembered lookups expire. */
 static void index_changed(void)
 {
     __atomic_store_n(&index_generation, index_generation + 1, __ATOMIC_RELEASE);
+    index_account();
 }
 
-static void index_insert(int proc, struct block_range r)
-{
-    struct block_index *ix = &index_of[proc];
-    index_changed();
-    if (ix->n == ix->cap) {
-        ix->cap = ix->cap ? 2 * ix->cap : 8;
-        ix->v = xrealloc(ix->v, sizeof(*ix->v) * ix->cap);
-    }
-    int pos = ix->n;
-    while (pos > 0 && ix->v[pos - 1].start > r.start) {
-        ix->v[pos] = ix->v[pos - 1];
-        pos--;
-    }
-    ix->v[pos] = r;
-    ix->n++;
-}
+/* A block to add, and whose it is. */
+struct new_block {
+    int proc;
+    struct block b;
+};
 
-static void index_remove(int proc, const struct segment *s)
+/* Merges a segment's blocks (at most one per process, sorted by process) into the index. */
+static void index_add(const struct new_block *add, int nadd)
 {
-    struct block_index *ix = &index_of[proc];
-    int out = 0;
-    for (int i = 0; i < ix->n; i++)
-        if (ix->v[i].seg != s)
-            ix->v[out++] = ix->v[i];
-    ix->n = out;
-    index_changed();
-}
-
-static const struct block_range *index_find(int proc, uintptr_t addr)
-{
-    struct block_index *ix = &index_of[proc];
-    int lo = 0, hi = ix->n - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        const struct block_range *r = &ix->v[mid];
-        if (addr < r->start) {
-            hi = mid - 1;
-        } else if (addr >= r->end) {
-            lo = mid + 1;
-        } else {
-            return r;
+    int n = rt.nprocs;
+    uint32_t *nfirst = xmalloc(sizeof(*nfirst) * (size_t)(n + 1));
+    struct block *nb = xmalloc(sizeof(*nb) * (nblocks + (size_t)nadd));
+    uint32_t out = 0;
+    int j = 0;
+    for (int p = 0; p < n; p++) {
+        nfirst[p] = out;
+        uint32_t lo = first ? first[p] : 0, hi = first ? first[p + 1] : 0;
+        bool pending = j < nadd && add[j].proc == p;
+        for (uint32_t i = lo; i < hi; i++) {
+            if (pending && add[j].b.start < blocks[i].start) {
+                nb[out++] = add[j++].b;
+                pending = false;
+            }
+            nb[out++] = blocks[i];
         }
+        if (pending)
+            nb[out++] = add[j++].b;
+    }
+    nfirst[n] = out;
+    free(blocks);
+    free(first);
+    blocks = nb;
+    first = nfirst;
+    nblocks = out;
+    index_changed();
+}
+
+/* Drops the blocks of the segment in slot. */
+static void index_remove(uint32_t slot)
+{
+    if (!first)
+        return;
+    uint32_t out = 0;
+    for (int p = 0; p < rt.nprocs; p++) {
+        uint32_t lo = first[p], hi = first[p + 1];
+        first[p] = out;
+        for (uint32_t i = lo; i < hi; i++)
+            if (blocks[i].seg != slot)
+                blocks[out++] = blocks[i];
+    }
+    first[rt.nprocs] = out;
+    nblocks = out;
+    if (nblocks) {
+        blocks = xrealloc(blocks, sizeof(*blocks) * nblocks);
+    } else {
+        free(blocks);
+        free(first);
+        blocks = NULL;
+        first = NULL;
+    }
+    index_changed();
+}
+
+static const struct block *index_find(int proc, uintptr_t addr)
+{
+    if (!first)
+        return NULL;
+    uint32_t lo = first[proc], hi = first[proc + 1];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        const struct block *b = &blocks[mid];
+        if (addr < b->start)
+            hi = mid;
+        else if (addr - b->start >= b->bytes)
+            lo = mid + 1;
+        else
+            return b;
     }
     return NULL;
+}
+
+/* Where the segment's object of `node` is (the node has members). */
+static const struct seg_node *seg_node_of(const struct segment *s, int node)
+{
+    if (s->nnodes == topo.num_nodes)
+        return &s->nodes[node];
+    int lo = 0, hi = s->nnodes - 1;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (s->nodes[mid].node < node)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return &s->nodes[lo];
 }
 
 void seg_resolve(const char *call, const char *arg, int proc, const void *addr, size_t len,
@@ -155,38 +240,41 @@ void seg_resolve(const char *call, const char *arg, int proc, const void *addr, 
     const struct resolved *hit = NULL;
     for (int i = 0; i < RESOLVE_CACHE && !hit; i++) {
         const struct resolved *c = &resolve_cache[i];
-        if (c->generation == generation && c->proc == proc && a >= c->r.start && a < c->r.end)
+        if (c->generation == generation && c->proc == proc && a >= c->start && a < c->end)
             hit = c;
     }
     if (!hit) {
         rt_lock(); /* another thread may be allocating or freeing */
-        const struct block_range *found = index_find(proc, a);
-        if (found) {
+        const struct block *b = index_find(proc, a);
+        if (b) {
+            int node = topo_node_of(proc);
+            const struct seg_node *sn = seg_node_of(seg_table[b->seg], node);
             struct resolved *c = &resolve_cache[resolve_next++ % RESOLVE_CACHE];
             *c = (struct resolved){
                 .generation = index_generation,
                 .proc = proc,
-                .r = *found,
-                .server_addr = found->seg->server_addr[found->member],
-                .rkey = found->seg->rkey[found->member],
+                .node = node,
+                .start = b->start,
+                .end = b->start + b->bytes,
+                .server_addr = sn->server_base + (uint64_t)b->place * BLOCK_ALIGN,
+                .rkey = sn->rkey,
             };
             hit = c;
         }
         rt_unlock();
     }
-    const struct block_range *r = hit ? &hit->r : NULL;
-    if (!r)
+    if (!hit)
         armci_die(call, "argument %s=%p is not inside ARMCI-allocated memory of process %d", arg,
                   addr, proc);
-    if (len > r->end - a)
+    if (len > hit->end - a)
         armci_die(call,
                   "argument %s=%p: the %zu bytes from it run past the end of process %d's "
                   "ARMCI block (%zu bytes left)",
-                  arg, addr, len, proc, (size_t)(r->end - a));
+                  arg, addr, len, proc, (size_t)(hit->end - a));
 
-    size_t offset = a - r->start;
+    size_t offset = a - hit->start;
     out->proc = proc;
-    out->node = topo_node_of(proc);
+    out->node = hit->node;
     if (out->node == topo.my_node) {
         out->local = (void *)a;
         out->server_addr = 0;
@@ -198,10 +286,61 @@ void seg_resolve(const char *call, const char *arg, int proc, const void *addr, 
     }
 }
 
-/* What each member tells the others about its block. */
+static struct segment *segment_by_id(uint64_t id)
+{
+    for (uint32_t i = 0; i < seg_slots; i++)
+        if (seg_table[i] && seg_table[i]->id == id)
+            return seg_table[i];
+    return NULL;
+}
+
+bool seg_block(uint64_t id, int proc, void **start, size_t *bytes)
+{
+    bool found = false;
+    rt_lock();
+    const struct segment *s = segment_by_id(id);
+    for (uint32_t i = first ? first[proc] : 0; s && first && i < first[proc + 1]; i++) {
+        if (blocks[i].seg != s->slot)
+            continue;
+        *start = (void *)blocks[i].start;
+        *bytes = (size_t)blocks[i].bytes;
+        found = true;
+        break;
+    }
+    rt_unlock();
+    return found;
+}
+
+/* Puts s in a free slot of the segment table (runtime lock held). */
+static void table_insert(struct segment *s)
+{
+    uint32_t slot = 0;
+    while (slot < seg_slots && seg_table[slot])
+        slot++;
+    if (slot == seg_slots) {
+        uint32_t grown = seg_slots ? 2 * seg_slots : 16;
+        seg_table = xrealloc(seg_table, sizeof(*seg_table) * grown);
+        for (uint32_t i = seg_slots; i < grown; i++)
+            seg_table[i] = NULL;
+        table_account((long)(sizeof(*seg_table) * (grown - seg_slots)));
+        seg_slots = grown;
+    }
+    s->slot = slot;
+    seg_table[slot] = s;
+    table_account((long)(sizeof(*s) + sizeof(*s->nodes) * (size_t)s->nnodes));
+}
+
+/* What each member tells the others first: who it is and what it asks for. */
+struct member_info {
+    int32_t rank;
+    uint32_t pad;
+    uint64_t bytes;
+};
+
+/* Then, once its node's object exists: where its block is. */
 struct block_info {
     uint64_t own_addr;    /* the block in the member's own address space */
-    uint64_t server_addr; /* the block in its node's data server */
+    uint64_t server_base; /* its node's object in that node's data server */
     uint32_t rkey;
     uint32_t pad;
 };
@@ -222,25 +361,54 @@ static void register_with_server(void *ctx, const char *name, size_t size)
                             &reg->rkey);
 }
 
+/* Runtime lock held. */
 static void destroy_segment(struct segment *s)
 {
-    for (int g = 0; g < s->nmembers; g++)
-        index_remove(s->members[g], s);
+    index_remove(s->slot);
+    seg_table[s->slot] = NULL;
     if (s->local_mr)
         net_dereg(s->local_mr);
     if (s->server_mapped_here)
         server_link_unmap_segment(s->id);
     shm_unmap(s->map, s->map_size);
-    free(s->members);
-    free(s->bytes);
-    free(s->view);
-    free(s->server_addr);
-    free(s->rkey);
+    table_account(-(long)(sizeof(*s) + sizeof(*s->nodes) * (size_t)s->nnodes));
+    free(s->nodes);
     free(s);
 }
 
+static int by_proc(const void *a, const void *b)
+{
+    const struct new_block *x = a, *y = b;
+    return (x->proc > y->proc) - (x->proc < y->proc);
+}
+
+/*
+ * Each node's members share one object, their blocks in group-rank order:
+ * place[g] is member g's offset in its node's object; returns the nodes
+ * with members (flags in has_node[num_nodes]).
+ */
+static int lay_out(const char *call, const struct member_info *m, int n, uint64_t *place,
+                   bool *has_node)
+{
+    uint64_t *fill = xcalloc((size_t)topo.num_nodes, sizeof(*fill));
+    int nnodes = 0;
+    for (int g = 0; g < n; g++) {
+        int node = topo_node_of(m[g].rank);
+        nnodes += !has_node[node];
+        has_node[node] = true;
+        place[g] = fill[node];
+        fill[node] += align_up((size_t)m[g].bytes, BLOCK_ALIGN);
+        /* The index keeps places in 32 bits of BLOCK_ALIGN units. */
+        if (fill[node] / BLOCK_ALIGN > UINT32_MAX)
+            armci_die(call, "the blocks of node %d add up to more than %llu GiB", node,
+                      (unsigned long long)((uint64_t)BLOCK_ALIGN << 32 >> 30));
+    }
+    free(fill);
+    return nnodes;
+}
+
 static int malloc_kind(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group *group,
-                       bool lock_block)
+                       bool lock_block, uint64_t *id_out)
 {
     rt_require_init(call);
     check_ptr(call, "ptr_arr", ptr_arr);
@@ -255,31 +423,20 @@ static int malloc_kind(const char *call, void **ptr_arr, armci_size_t bytes, ARM
     s->comm = comm;
     s->nmembers = n;
     s->my_member = me;
-    s->members = xmalloc(sizeof(int) * n);
-    s->bytes = xmalloc(sizeof(size_t) * n);
-    s->view = xmalloc(sizeof(uintptr_t) * n);
-    s->server_addr = xcalloc(n, sizeof(uint64_t));
-    s->rkey = xcalloc(n, sizeof(uint32_t));
-    MPI_Allgather(&rt.me, 1, MPI_INT, s->members, 1, MPI_INT, comm);
-    uint64_t my_bytes = (uint64_t)bytes;
-    uint64_t *all_bytes = xmalloc(sizeof(uint64_t) * n);
-    MPI_Allgather(&my_bytes, 1, MPI_UINT64_T, all_bytes, 1, MPI_UINT64_T, comm);
-    for (int g = 0; g < n; g++)
-        s->bytes[g] = (size_t)all_bytes[g];
-    free(all_bytes);
+    s->my_bytes = (size_t)bytes;
+    struct member_info mine_m = {.rank = rt.me, .bytes = (uint64_t)bytes};
+    struct member_info *m = xmalloc(sizeof(*m) * (size_t)n);
+    MPI_Allgather(&mine_m, sizeof(mine_m), MPI_BYTE, m, sizeof(mine_m), MPI_BYTE, comm);
 
     s->id = ((uint64_t)rt.me << 32) | next_seg_serial++;
     MPI_Bcast(&s->id, 1, MPI_UINT64_T, 0, comm);
 
-    /* My node's members share one object; blocks in group-rank order. */
-    size_t my_offset = 0;
-    for (int g = 0; g < n; g++) {
-        if (topo_node_of(s->members[g]) != topo.my_node)
-            continue;
-        if (g == me)
-            my_offset = s->map_size;
-        s->map_size += align_up(s->bytes[g], BLOCK_ALIGN);
-    }
+    uint64_t *place = xmalloc(sizeof(*place) * (size_t)n);
+    bool *has_node = xcalloc((size_t)topo.num_nodes, sizeof(*has_node));
+    s->nnodes = lay_out(call, m, n, place, has_node);
+    for (int g = 0; g < n; g++)
+        if (topo_node_of(m[g].rank) == topo.my_node)
+            s->map_size += align_up((size_t)m[g].bytes, BLOCK_ALIGN);
 
     MPI_Comm node_group;
     MPI_Comm_split(comm, topo.my_node, me, &node_group);
@@ -302,48 +459,67 @@ static int malloc_kind(const char *call, void **ptr_arr, armci_size_t bytes, ARM
     rt_unlock();
 
     struct block_info mine = {
-        .own_addr = (uintptr_t)s->map + my_offset,
-        .server_addr = reg.server_base + my_offset,
+        .own_addr = (uintptr_t)s->map + place[me],
+        .server_base = reg.server_base,
         .rkey = reg.rkey,
     };
-    struct block_info *info = xmalloc(sizeof(*info) * n);
+    struct block_info *info = xmalloc(sizeof(*info) * (size_t)n);
     MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, info, sizeof(mine), MPI_BYTE, comm);
 
-    /* Same-node blocks are addressed through my mapping: offsets follow the layout above. */
-    rt_lock();
-    size_t offset = 0;
-    for (int g = 0; g < n; g++) {
-        bool same_node = topo_node_of(s->members[g]) == topo.my_node;
-        if (same_node) {
-            s->view[g] = (uintptr_t)s->map + offset;
-            offset += align_up(s->bytes[g], BLOCK_ALIGN);
-        } else {
-            s->view[g] = (uintptr_t)info[g].own_addr;
-        }
-        s->server_addr[g] = info[g].server_addr;
-        s->rkey[g] = info[g].rkey;
-        ptr_arr[g] = s->bytes[g] ? (void *)s->view[g] : NULL;
-        if (s->bytes[g]) {
-            struct block_range r = {s->view[g], s->view[g] + s->bytes[g], s, g};
-            index_insert(s->members[g], r);
-        }
+    /* Per node: its object in its data server (every member of a node says the same). */
+    s->nodes = xmalloc(sizeof(*s->nodes) * (size_t)s->nnodes);
+    int *node_at = xmalloc(sizeof(int) * (size_t)topo.num_nodes);
+    for (int node = 0, k = 0; node < topo.num_nodes; node++) {
+        node_at[node] = has_node[node] ? k : -1;
+        if (has_node[node])
+            s->nodes[k++] = (struct seg_node){.node = node};
     }
+    /* Same-node blocks are addressed through my mapping, the others as their owners see them. */
+    struct new_block *add = xmalloc(sizeof(*add) * (size_t)n);
+    int nadd = 0;
+    for (int g = 0; g < n; g++) {
+        int node = topo_node_of(m[g].rank);
+        s->nodes[node_at[node]].server_base = info[g].server_base;
+        s->nodes[node_at[node]].rkey = info[g].rkey;
+        uintptr_t view = node == topo.my_node ? (uintptr_t)s->map + place[g] : info[g].own_addr;
+        ptr_arr[g] = m[g].bytes ? (void *)view : NULL;
+        if (!m[g].bytes)
+            continue;
+        add[nadd++] = (struct new_block){
+            .proc = m[g].rank,
+            .b = {view, m[g].bytes, 0, (uint32_t)(place[g] / BLOCK_ALIGN)},
+        };
+    }
+    s->my_view = (uintptr_t)ptr_arr[me];
+    qsort(add, (size_t)nadd, sizeof(*add), by_proc);
+    free(node_at);
+    free(has_node);
     free(info);
+    free(place);
+    free(m);
 
-    s->next = segments;
-    segments = s;
+    rt_lock();
+    table_insert(s);
+    for (int i = 0; i < nadd; i++)
+        add[i].b.seg = s->slot;
+    if (nadd)
+        index_add(add, nadd);
     rt_unlock();
+    free(add);
+    if (id_out)
+        *id_out = s->id;
     return 0;
 }
 
 int seg_malloc(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group *group)
 {
-    return malloc_kind(call, ptr_arr, bytes, group, false);
+    return malloc_kind(call, ptr_arr, bytes, group, false, NULL);
 }
 
-int seg_malloc_locks(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group *group)
+int seg_malloc_locks(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group *group,
+                     uint64_t *id)
 {
-    return malloc_kind(call, ptr_arr, bytes, group, true);
+    return malloc_kind(call, ptr_arr, bytes, group, true, id);
 }
 
 int seg_free(const char *call, void *ptr, ARMCI_Group *group)
@@ -356,10 +532,11 @@ int seg_free(const char *call, void *ptr, ARMCI_Group *group)
     struct segment *s = NULL;
     rt_lock();
     if (ptr) {
-        for (s = segments; s; s = s->next)
-            if (s->comm == comm && s->bytes[s->my_member] &&
-                s->view[s->my_member] == (uintptr_t)ptr)
-                break;
+        for (uint32_t i = 0; i < seg_slots && !s; i++) {
+            struct segment *c = seg_table[i];
+            if (c && c->comm == comm && c->my_bytes && c->my_view == (uintptr_t)ptr)
+                s = c;
+        }
         if (!s)
             armci_die(call,
                       "argument ptr=%p is not the start of a block ARMCI_Malloc returned "
@@ -381,26 +558,20 @@ int seg_free(const char *call, void *ptr, ARMCI_Group *group)
                   ptr);
 
     rt_lock();
-    s = segments;
-    while (s && s->id != (uint64_t)id)
-        s = s->next;
+    s = segment_by_id((uint64_t)id);
     rt_unlock();
     if (!s)
         armci_die(call, "no ARMCI segment matches the one the other members are freeing");
-    if (!ptr && s->bytes[s->my_member])
+    if (!ptr && s->my_bytes)
         armci_die(call,
                   "argument ptr is NULL, but this process's block of the segment being "
                   "freed is %zu bytes: pass the pointer ARMCI_Malloc returned",
-                  s->bytes[s->my_member]);
+                  s->my_bytes);
 
     /* Nobody may still be reading or writing the memory when it goes away. */
     sync_all_fence();
     MPI_Barrier(comm);
     rt_lock();
-    struct segment **link = &segments;
-    while (*link != s)
-        link = &(*link)->next;
-    *link = s->next;
     destroy_segment(s);
     rt_unlock();
     return 0;
@@ -418,6 +589,7 @@ void *seg_malloc_local(const char *call, armci_size_t bytes)
         r->mr = net_reg_user(call, r->addr, r->len ? r->len : 1);
     r->next = local_regions;
     local_regions = r;
+    table_account((long)sizeof(*r));
     rt_unlock();
     return r->addr;
 }
@@ -433,6 +605,7 @@ int seg_free_local(const char *call, void *ptr)
         *link = r->next;
         if (r->mr)
             net_dereg(r->mr);
+        table_account(-(long)sizeof(*r));
         rt_unlock();
         free(r->addr);
         free(r);

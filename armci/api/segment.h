@@ -24,30 +24,42 @@
 
 struct net_mr;
 
+/* One node of a segment's group: its object in that node's data server. */
+struct seg_node {
+    int node;
+    uint32_t rkey; /* 0 without verbs */
+    uint64_t server_base;
+};
+
+/*
+ * What is per member (each block's address and size, its place in its
+ * node's object) is in the block index (segment.c), one compact record per
+ * block; a segment itself holds only what is per node, and my own block.
+ */
 struct segment {
     uint64_t id;   /* job-unique */
     MPI_Comm comm; /* the group's communicator (not owned) */
+    uint32_t slot; /* in the segment table: what the index names */
     int nmembers;
-    int my_member;         /* my index in the group */
-    int *members;          /* world rank of each member */
-    size_t *bytes;         /* size of each member's block */
-    uintptr_t *view;       /* ptr_arr value of each member, as seen here */
-    uint64_t *server_addr; /* each block's address in its node's data server */
-    uint32_t *rkey;        /* rkey of each member's node object (0 without verbs) */
-    void *map;             /* my node's object, mapped here */
+    int my_member;     /* my index in the group */
+    uintptr_t my_view; /* my block, as ARMCI_Malloc returned it */
+    size_t my_bytes;
+    int nnodes;             /* nodes with members */
+    struct seg_node *nodes; /* [nnodes] by ascending node */
+    void *map;              /* my node's object, mapped here */
     size_t map_size;
     struct net_mr *local_mr; /* my registration of map: lkeys for zero-copy */
     bool server_mapped_here; /* I asked the data server to map it, so I unmap it */
-    struct segment *next;
 };
 
-void seg_init(void);
 void seg_fini(void);
 
 /* ARMCI_Malloc(_group): collective over group (NULL = world). */
 int seg_malloc(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group *group);
-/* The same, for an array of ARMCI mutexes: the data server accepts lock requests only there. */
-int seg_malloc_locks(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group *group);
+/* The same, for an array of ARMCI mutexes: the data server accepts lock requests only there.
+ * *id names the segment for seg_block. */
+int seg_malloc_locks(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group *group,
+                     uint64_t *id);
 /* ARMCI_Free(_group): collective; ptr is my block or NULL if I asked for 0 bytes. */
 int seg_free(const char *call, void *ptr, ARMCI_Group *group);
 
@@ -57,6 +69,13 @@ int seg_free(const char *call, void *ptr, ARMCI_Group *group);
  */
 void seg_resolve(const char *call, const char *arg, int proc, const void *addr, size_t len,
                  struct target *out);
+
+/* Process proc's block of segment id (start as ptr_arr gives it here): false if it has none. */
+bool seg_block(uint64_t id, int proc, void **start, size_t *bytes);
+
+/* Bytes held by the segment table and by the block index (tests, memory report). */
+long seg_table_bytes(void);
+long seg_index_bytes(void);
 
 /* ARMCI_Malloc_local / ARMCI_Free_local. */
 void *seg_malloc_local(const char *call, armci_size_t bytes);

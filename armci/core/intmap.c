@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "core/memstat.h"
 #include "core/util.h"
 
 static size_t home_of(const struct intmap *m, uint32_t key)
@@ -25,6 +26,12 @@ void *intmap_get(const struct intmap *m, uint32_t key)
     return m->keys[i] ? m->values[i] : NULL;
 }
 
+/* Every map is keyed by a peer (node, rank, QP): its table counts as connection memory. */
+static long table_bytes(size_t cap)
+{
+    return (long)(cap * (sizeof(uint32_t) + sizeof(void *)));
+}
+
 static void grow(struct intmap *m)
 {
     struct intmap bigger = {
@@ -35,6 +42,7 @@ static void grow(struct intmap *m)
     for (size_t i = 0; i < m->cap; i++)
         if (m->keys[i])
             intmap_put(&bigger, m->keys[i] - 1, m->values[i]);
+    memstat_add(MEM_CONNECTIONS, table_bytes(bigger.cap) - table_bytes(m->cap));
     free(m->keys);
     free(m->values);
     *m = bigger;
@@ -78,6 +86,7 @@ void intmap_remove(struct intmap *m, uint32_t key)
 
 void intmap_free(struct intmap *m)
 {
+    memstat_add(MEM_CONNECTIONS, -table_bytes(m->cap));
     free(m->keys);
     free(m->values);
     *m = (struct intmap){0};

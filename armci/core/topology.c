@@ -4,6 +4,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "core/memstat.h"
 #include "core/runtime.h"
 #include "core/util.h"
 
@@ -33,35 +34,80 @@ static void assign_nodes(int *node_of)
     free(leader_of);
 }
 
-void topo_init(void)
+void topo_build(struct topology *t, const int *node_of, int n)
 {
-    int n = rt.nprocs;
-    topo.node_of = xmalloc(sizeof(int) * n);
-    topo.local_of = xmalloc(sizeof(int) * n);
-    topo.node_ranks = xmalloc(sizeof(int) * n);
-    assign_nodes(topo.node_of);
-
-    topo.num_nodes = 0;
-    for (int r = 0; r < n; r++)
-        if (topo.node_of[r] + 1 > topo.num_nodes)
-            topo.num_nodes = topo.node_of[r] + 1;
-
-    topo.node_first = xcalloc(topo.num_nodes + 1, sizeof(int));
-    for (int r = 0; r < n; r++)
-        topo.node_first[topo.node_of[r] + 1]++;
-    for (int i = 0; i < topo.num_nodes; i++)
-        topo.node_first[i + 1] += topo.node_first[i];
-
-    int *fill = xcalloc(topo.num_nodes, sizeof(int));
+    t->nprocs = n;
+    t->num_nodes = 0;
+    bool ranges = true; /* every node a range of consecutive ranks */
     for (int r = 0; r < n; r++) {
-        int node = topo.node_of[r];
-        topo.local_of[r] = fill[node];
-        topo.node_ranks[topo.node_first[node] + fill[node]++] = r;
+        if (node_of[r] + 1 > t->num_nodes)
+            t->num_nodes = node_of[r] + 1;
+        if (r > 0 && node_of[r] != node_of[r - 1] && node_of[r] != node_of[r - 1] + 1)
+            ranges = false;
+    }
+
+    t->node_first = xcalloc((size_t)t->num_nodes + 1, sizeof(int));
+    for (int r = 0; r < n; r++)
+        t->node_first[node_of[r] + 1]++;
+    /* Equal ranges (the last may be smaller): a division, no table. */
+    int block = t->node_first[1];
+    bool equal = ranges;
+    for (int i = 1; i < t->num_nodes; i++)
+        equal &= t->node_first[i + 1] == block ||
+                 (i == t->num_nodes - 1 && t->node_first[i + 1] < block);
+    for (int i = 0; i < t->num_nodes; i++)
+        t->node_first[i + 1] += t->node_first[i];
+    t->block = 0;
+    t->node_of = t->local_of = t->node_ranks = NULL;
+    if (equal) {
+        t->block = block;
+        free(t->node_first);
+        t->node_first = NULL;
+        return;
+    }
+    if (ranges)
+        return;
+
+    t->node_of = xmalloc(sizeof(int) * (size_t)n);
+    t->local_of = xmalloc(sizeof(int) * (size_t)n);
+    t->node_ranks = xmalloc(sizeof(int) * (size_t)n);
+    int *fill = xcalloc((size_t)t->num_nodes, sizeof(int));
+    for (int r = 0; r < n; r++) {
+        int node = node_of[r];
+        t->node_of[r] = node;
+        t->local_of[r] = fill[node];
+        t->node_ranks[t->node_first[node] + fill[node]++] = r;
     }
     free(fill);
+}
 
-    topo.my_node = topo.node_of[rt.me];
-    topo.my_local = topo.local_of[rt.me];
+long topo_map_bytes(const struct topology *t)
+{
+    long bytes = t->node_first ? (long)sizeof(int) * (t->num_nodes + 1) : 0;
+    if (t->node_of)
+        bytes += 3 * (long)sizeof(int) * t->nprocs;
+    return bytes;
+}
+
+void topo_free_maps(struct topology *t)
+{
+    free(t->node_first);
+    free(t->node_of);
+    free(t->local_of);
+    free(t->node_ranks);
+    t->node_first = t->node_of = t->local_of = t->node_ranks = NULL;
+}
+
+void topo_init(void)
+{
+    int *node_of = xmalloc(sizeof(int) * (size_t)rt.nprocs);
+    assign_nodes(node_of);
+    topo_build(&topo, node_of, rt.nprocs);
+    free(node_of);
+    memstat_add(MEM_TOPOLOGY, topo_map_bytes(&topo));
+
+    topo.my_node = topo_node_of(rt.me);
+    topo.my_local = topo_local_index(rt.me);
     MPI_Comm_split(rt.comm, topo.my_node, rt.me, &topo.node_comm);
     MPI_Comm_split(rt.comm, topo_is_master() ? 0 : MPI_UNDEFINED, rt.me, &topo.master_comm);
 
@@ -74,9 +120,7 @@ void topo_fini(void)
     if (topo.master_comm != MPI_COMM_NULL)
         MPI_Comm_free(&topo.master_comm);
     MPI_Comm_free(&topo.node_comm);
-    free(topo.node_of);
-    free(topo.local_of);
-    free(topo.node_first);
-    free(topo.node_ranks);
+    memstat_add(MEM_TOPOLOGY, -topo_map_bytes(&topo));
+    topo_free_maps(&topo);
     topo = (struct topology){0};
 }

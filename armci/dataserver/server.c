@@ -7,6 +7,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "core/memstat.h"
 #include "verbs/memory.h"
 #include "odcm/cm_server.h"
 #include "verbs/qp_pool.h"
@@ -52,6 +53,7 @@ static void create_out_bufs(void)
     srv.out_region = xmalloc_registrable(out_bytes);
     srv.out_mr = net_reg("ARMCI_Init", srv.out_region, out_bytes, false);
     srv.out_all = xcalloc(OUT_BUFS, sizeof(struct out_buf));
+    memstat_add(MEM_BUF_SERVER, (long)(out_bytes + OUT_BUFS * sizeof(struct out_buf)));
     for (int i = 0; i < OUT_BUFS; i++) {
         struct out_buf *o = &srv.out_all[i];
         o->buf = srv.out_region + (size_t)i * server_out_buf_size();
@@ -91,6 +93,7 @@ void server_init(void)
 static void *conn_create(int client)
 {
     struct server_conn *sc = xcalloc(1, sizeof(*sc));
+    memstat_add(MEM_CONNECTIONS, (long)sizeof(*sc));
     char peer[48];
     snprintf(peer, sizeof(peer), "client rank %d", client);
     /* A QP made ahead of need if there is one: first contact then costs RTR and RTS only. */
@@ -132,6 +135,15 @@ static struct verbs_addr conn_address(const void *conn, struct cm_terms *terms)
 static void remove_from_due(const struct server_conn *sc);
 static void drain_sends(void);
 
+static void conn_free(struct server_conn *sc)
+{
+    char peer[48];
+    snprintf(peer, sizeof(peer), "client rank %d", sc->client);
+    rc_qp_destroy(sc->qp, peer);
+    memstat_add(MEM_CONNECTIONS, -(long)sizeof(*sc));
+    free(sc);
+}
+
 /* The client closed its end with nothing in flight; ours goes once its own sends are done. */
 static void conn_destroy(void *conn)
 {
@@ -143,10 +155,7 @@ static void conn_destroy(void *conn)
     intmap_remove(&srv.by_qpn, sc->qp->qp_num);
     srv.allowance_total -= sc->allowance;
     srv.nconns--;
-    char peer[48];
-    snprintf(peer, sizeof(peer), "client rank %d", sc->client);
-    rc_qp_destroy(sc->qp, peer);
-    free(sc);
+    conn_free(sc);
 }
 
 static uint64_t conn_last_active(const void *conn)
@@ -487,12 +496,7 @@ void server_fini(void)
 {
     struct server_conn *sc;
     INTMAP_FOR_EACH(&srv.by_qpn, sc)
-    {
-        char peer[48];
-        snprintf(peer, sizeof(peer), "client rank %d", sc->client);
-        rc_qp_destroy(sc->qp, peer);
-        free(sc);
-    }
+    conn_free(sc);
     intmap_free(&srv.by_qpn);
     qp_pool_destroy(srv.pool);
     free(due);
@@ -506,6 +510,9 @@ void server_fini(void)
     endpoint_destroy(&srv.requests);
     endpoint_destroy(&srv.sends);
     net_dereg(srv.out_mr);
+    if (srv.out_region)
+        memstat_add(MEM_BUF_SERVER,
+                    -(long)(server_out_buf_size() * OUT_BUFS + OUT_BUFS * sizeof(struct out_buf)));
     free(srv.out_region);
     free(srv.out_all);
     srv = (struct server){0};

@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/intmap.h"
+#include "core/memstat.h"
 #include "core/runtime.h"
 #include "core/topology.h"
 #include "core/util.h"
@@ -93,11 +94,13 @@ void conn_destroy(struct conn *c)
     char peer[64];
     peer_name(peer, sizeof(peer), c->node);
     rc_qp_destroy(c->qp, peer);
+    memstat_add(MEM_CONNECTIONS, -(long)sizeof(*c));
     free(c);
 }
 
 void cm_table_put(struct conn *c)
 {
+    memstat_add(MEM_CONNECTIONS, (long)sizeof(*c));
     intmap_put(&conns, (uint32_t)c->node, c);
     if ((long)conns.count > stats.peak)
         stats.peak = (long)conns.count;
@@ -211,6 +214,7 @@ void cm_init(const struct cm_client_env *env)
     stats = (struct cm_stats){0};
     use_clock = 0;
     ever = xcalloc((size_t)topo.num_nodes / 8 + 1, 1);
+    memstat_add(MEM_CONNECTIONS, topo.num_nodes / 8 + 1);
     if (cfg.max_connections && cfg.connect == CFG_CONNECT_STATIC && rt.me == 0)
         armci_warn("ARMCI_MAX_CONNECTIONS=%d has no effect with ARMCI_CONNECT=static",
                    cfg.max_connections);
@@ -291,6 +295,7 @@ void cm_fini(void)
     conn_destroy(c);
     intmap_free(&conns);
     free(ever);
+    memstat_add(MEM_CONNECTIONS, -(topo.num_nodes / 8 + 1));
     ever = NULL;
     if (cfg.connect == CFG_CONNECT_ONDEMAND)
         ondemand_fini();

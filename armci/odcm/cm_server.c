@@ -27,6 +27,7 @@
 #include "core/error.h"
 #include "core/fault.h"
 #include "core/intmap.h"
+#include "core/memstat.h"
 #include "core/runtime.h"
 #include "core/topology.h"
 #include "core/util.h"
@@ -79,7 +80,10 @@ void cm_server_fini(void)
     ud_destroy(&sud);
     struct accepted *a;
     INTMAP_FOR_EACH(&by_client, a)
-    free(a);
+    {
+        memstat_add(MEM_CONNECTIONS, -(long)sizeof(*a));
+        free(a);
+    }
     intmap_free(&by_client);
     naccepted = 0;
     stats = (struct cm_server_stats){0};
@@ -147,6 +151,7 @@ static struct accepted *accept_new(int client, uint32_t epoch)
     if (cfg.max_connections && (int)by_client.count >= cfg.max_connections)
         ask_one_to_close();
     struct accepted *a = xcalloc(1, sizeof(*a));
+    memstat_add(MEM_CONNECTIONS, (long)sizeof(*a));
     *a = (struct accepted){.client = client, .conn = ops.create(client), .epoch = epoch};
     intmap_put(&by_client, (uint32_t)client, a);
     counted();
@@ -161,6 +166,7 @@ static void close_for(const struct cm_msg *m)
     if (a && a->epoch == m->epoch) {
         ops.destroy(a->conn);
         intmap_remove(&by_client, (uint32_t)m->rank);
+        memstat_add(MEM_CONNECTIONS, -(long)sizeof(*a));
         free(a);
         counted();
         stats.closed++;

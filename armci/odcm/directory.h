@@ -1,7 +1,10 @@
 /*
  * Where every process's UD endpoint is (and every node's data-server UD
- * endpoint): all-gathered once at init; O(processes) small records, the
- * only per-process state on-demand mode keeps for peers it never talks to.
+ * endpoint): all-gathered once at init, then kept compactly. Per process
+ * only its QP number (4 bytes) is its own; the port (LID, GID) belongs to
+ * the host's HCA and is kept per node, unless processes of one node show
+ * different ports (softib gives every process its own: then the LID, 2 bytes,
+ * on InfiniBand, or the GID, 16 bytes, on RoCE, is kept per process).
  */
 #ifndef ARMCI_ODCM_DIRECTORY_H
 #define ARMCI_ODCM_DIRECTORY_H
@@ -16,5 +19,8 @@ void directory_fini(void);
 
 struct verbs_addr directory_server(int node);
 struct verbs_addr directory_client(int rank);
+
+/* Bytes the directory holds (tests). */
+long directory_bytes(void);
 
 #endif

@@ -4,8 +4,10 @@
 #include <stdio.h>
 
 #include "core/config.h"
+#include "core/memstat.h"
 #include "core/runtime.h"
 #include "core/topology.h"
+#include "odcm/cm.h"
 #include "odcm/cm_server.h"
 
 static long retransmissions;
@@ -62,6 +64,96 @@ static struct reduced reduce_long(long v, MPI_Comm comm)
     return r;
 }
 
+/* ---- the runtime's own memory per process (core/memstat.h), user segments excluded ---- */
+
+struct memory_report {
+    struct reduced runtime, buffers; /* peaks over the run */
+    long kind_sum[MEM_KINDS];        /* each kind's peak, summed over processes */
+};
+
+/* Collective over the job. */
+static struct memory_report reduce_memory(void)
+{
+    struct memory_report m = {0};
+    m.runtime = reduce_long(memstat_runtime_peak(), rt.comm);
+    m.buffers = reduce_long(memstat_buffers_peak(), rt.comm);
+    long peaks[MEM_KINDS];
+    for (int k = 0; k < MEM_KINDS; k++)
+        peaks[k] = memstat_peak((enum mem_kind)k);
+    MPI_Reduce(peaks, m.kind_sum, MEM_KINDS, MPI_LONG, MPI_SUM, 0, rt.comm);
+    return m;
+}
+
+static void print_memory(const struct memory_report *m)
+{
+    printf("  runtime memory per process: min %.1f KiB, avg %.1f KiB, max %.1f KiB; registered "
+           "buffers: min %.1f KiB, avg %.1f KiB, max %.1f KiB\n",
+           m->runtime.min / 1024.0, (double)m->runtime.sum / rt.nprocs / 1024.0,
+           m->runtime.max / 1024.0, m->buffers.min / 1024.0,
+           (double)m->buffers.sum / rt.nprocs / 1024.0, m->buffers.max / 1024.0);
+    printf("  by kind (avg per process, bytes):");
+    for (int k = 0; k < MEM_KINDS; k++)
+        printf(" %s %.0f", memstat_name((enum mem_kind)k), (double)m->kind_sum[k] / rt.nprocs);
+    printf("\n");
+}
+
+/* Fields at the end of the ARMCI_CONN_REPORT line (ends it). */
+static void print_memory_fields(const struct memory_report *m)
+{
+    printf(" rt_mem_min=%ld rt_mem_avg=%.0f rt_mem_max=%ld buf_mem_min=%ld buf_mem_avg=%.0f "
+           "buf_mem_max=%ld",
+           m->runtime.min, (double)m->runtime.sum / rt.nprocs, m->runtime.max, m->buffers.min,
+           (double)m->buffers.sum / rt.nprocs, m->buffers.max);
+    for (int k = 0; k < MEM_KINDS; k++)
+        printf(" mem_%s_avg=%.0f", memstat_name((enum mem_kind)k),
+               (double)m->kind_sum[k] / rt.nprocs);
+    printf("\n");
+}
+
+/* ---- the connection cap (ARMCI_MAX_CONNECTIONS): closings and reopenings ---- */
+
+struct cap_report {
+    long closed, reopened, over_cap, asked; /* sums over the job */
+    long peak, server_peak;                 /* largest per process, per server */
+};
+
+/* Collective over the job. */
+static struct cap_report reduce_cap(void)
+{
+    struct cm_stats cs = cm_stats();
+    struct cm_server_stats ss = topo_is_master() ? cm_server_stats() : (struct cm_server_stats){0};
+    long sums[4] = {cs.closed, cs.reopened, cs.over_cap, ss.asked}, peaks[2] = {cs.peak, ss.peak};
+    long sum_out[4], peak_out[2];
+    MPI_Reduce(sums, sum_out, 4, MPI_LONG, MPI_SUM, 0, rt.comm);
+    MPI_Reduce(peaks, peak_out, 2, MPI_LONG, MPI_MAX, 0, rt.comm);
+    return (struct cap_report){.closed = sum_out[0],
+                               .reopened = sum_out[1],
+                               .over_cap = sum_out[2],
+                               .asked = sum_out[3],
+                               .peak = peak_out[0],
+                               .server_peak = peak_out[1]};
+}
+
+static void print_cap(const struct cap_report *r)
+{
+    if (!cfg.max_connections && !r->closed)
+        return;
+    printf("  connection cap %d: at most %ld per process, %ld per server at once; %ld closed, %ld "
+           "reopened; %ld clients asked to close by servers; cap exceeded %ld times for lock "
+           "waits\n",
+           cfg.max_connections, r->peak, r->server_peak, r->closed, r->reopened, r->asked,
+           r->over_cap);
+}
+
+/* Fields of the ARMCI_CONN_REPORT line (after the setup times). */
+static void print_cap_fields(const struct cap_report *r)
+{
+    printf(" cap=%d c2s_peak_max=%ld s2c_peak_max=%ld closed=%ld reopened=%ld asked=%ld "
+           "over_cap=%ld",
+           cfg.max_connections, r->peak, r->server_peak, r->closed, r->reopened, r->asked,
+           r->over_cap);
+}
+
 void report_connections(const struct intmap *conns)
 {
     long c2s = (long)conns->count;
@@ -89,6 +181,9 @@ void report_connections(const struct intmap *conns)
     MPI_Reduce(&setup_min, &smin, 1, MPI_DOUBLE, MPI_MIN, 0, rt.comm);
     MPI_Reduce(&setup_max, &smax, 1, MPI_DOUBLE, MPI_MAX, 0, rt.comm);
     MPI_Reduce(&setup_sum, &ssum, 1, MPI_DOUBLE, MPI_SUM, 0, rt.comm);
+
+    struct memory_report rtmem = reduce_memory();
+    struct cap_report cap = reduce_cap();
 
     /* Servers: only masters have one. */
     struct reduced rs2c = {0, 0, 0};
@@ -132,12 +227,16 @@ void report_connections(const struct intmap *conns)
     printf("  connection setup: min %.0f us, avg %.0f us, max %.0f us over %ld connections; "
            "%ld retransmissions\n",
            smin * 1e6, savg * 1e6, smax * 1e6, setups_total, retrans_total);
+    print_cap(&cap);
+    print_memory(&rtmem);
     printf("ARMCI_CONN_REPORT mode=%s protocol=%s procs=%d nodes=%d c2s_min=%ld c2s_avg=%.3f "
            "c2s_max=%ld s2c_min=%ld s2c_avg=%.3f s2c_max=%ld mem_bytes=%ld static_mem_bytes=%ld "
            "mem_ratio=%.4f retrans=%ld setups=%ld setup_us_min=%.1f setup_us_avg=%.1f "
-           "setup_us_max=%.1f\n",
+           "setup_us_max=%.1f",
            mode, protocol, rt.nprocs, topo.num_nodes, rc2s.min, c2s_avg, rc2s.max, rs2c.min,
            s2c_avg, rs2c.max, mem_total, static_total, ratio, retrans_total, setups_total,
            smin * 1e6, savg * 1e6, smax * 1e6);
+    print_cap_fields(&cap);
+    print_memory_fields(&rtmem);
     fflush(stdout);
 }

@@ -10,6 +10,7 @@
 #include "transport/target.h"
 #include "core/topology.h"
 #include "core/error.h"
+#include "core/memstat.h"
 #include "verbs/memory.h"
 #include "odcm/cm.h"
 #include "transport/progress.h"
@@ -49,6 +50,7 @@ static uint64_t token_issue(struct work *f)
     if (reply_free_head == UINT32_MAX) {
         uint32_t grown = nreply_slots ? 2 * nreply_slots : 64;
         reply_slots = xrealloc(reply_slots, sizeof(*reply_slots) * grown);
+        memstat_add(MEM_REPLY_SLOTS, (long)(sizeof(*reply_slots) * (grown - nreply_slots)));
         for (uint32_t i = grown; i-- > nreply_slots;) {
             reply_slots[i] = (struct reply_slot){.next_free = reply_free_head};
             reply_free_head = i;
@@ -115,6 +117,7 @@ static void setup_bounces(void)
     /* Remote write too: the data server writes packed get data straight into them. */
     ep.bounce_mr = net_reg("ARMCI_Init", ep.bounce_region, total, true);
     ep.bounce_all = xcalloc((size_t)cfg.bounce_count, sizeof(struct bounce));
+    memstat_add(MEM_BUF_BOUNCE, (long)(total + sizeof(struct bounce) * (size_t)cfg.bounce_count));
     for (int i = 0; i < cfg.bounce_count; i++) {
         struct bounce *b = &ep.bounce_all[i];
         b->buf = (char *)ep.bounce_region + (size_t)i * cfg.bounce_size;
@@ -183,11 +186,15 @@ void client_fini(void)
     net_dereg(ep.bounce_mr);
     free(ep.bounce_region);
     free(ep.bounce_all);
+    memstat_add(MEM_BUF_BOUNCE,
+                -(long)((cfg.bounce_size + sizeof(struct bounce)) * (size_t)cfg.bounce_count));
     while (work_free) {
         struct work *f = work_free;
         work_free = f->next_free;
+        memstat_add(MEM_WORK, -(long)sizeof(*f));
         free(f);
     }
+    memstat_add(MEM_REPLY_SLOTS, -(long)(sizeof(*reply_slots) * nreply_slots));
     free(reply_slots);
     reply_slots = NULL;
     nreply_slots = 0;
@@ -215,10 +222,12 @@ void bounce_put(struct bounce *b)
 struct work *work_new(enum work_kind kind, struct conn *c, struct handle *req)
 {
     struct work *f = work_free;
-    if (f)
+    if (f) {
         work_free = f->next_free;
-    else
+    } else {
         f = xmalloc(sizeof(*f));
+        memstat_add(MEM_WORK, (long)sizeof(*f));
+    }
     *f = (struct work){.kind = kind, .conn = c, .req = req, .fenced = true, .seq = c->issued++};
     f->older = c->newest;
     if (c->newest)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/memstat.h"
 #include "core/util.h"
 #include "core/wr_id.h"
 #include "odcm/cm.h"
@@ -46,8 +47,10 @@ static void mark_dirty(struct conn *c)
 /* Accounts a signaled request: it retires the run before it and the lazy works in it. */
 static void push_signal(struct conn *c, struct ibv_send_wr *wr, uint64_t wr_id)
 {
-    if (!c->sq_ring)
+    if (!c->sq_ring) {
         c->sq_ring = xcalloc((size_t)c->sq_depth, sizeof(*c->sq_ring));
+        memstat_add(MEM_SEND_QUEUES, (long)(sizeof(*c->sq_ring) * (size_t)c->sq_depth));
+    }
     int tail = (c->sq_ring_head + c->sq_ring_count++) % c->sq_depth;
     c->sq_ring[tail] = (struct sq_retire){.wrs = (uint32_t)c->sq_unsignaled + 1,
                                           .lazy = (uint32_t)c->sq_lazy_pending};
@@ -156,6 +159,8 @@ void sq_forget(struct conn *c)
             break;
         }
     }
+    if (c->sq_ring)
+        memstat_add(MEM_SEND_QUEUES, -(long)(sizeof(*c->sq_ring) * (size_t)c->sq_depth));
     free(c->sq_ring);
     c->sq_ring = NULL;
     if (ndirty == 0) {

@@ -19,6 +19,7 @@
 
 #include "core/acc.h"
 #include "core/config.h"
+#include "core/memstat.h"
 #include "dataserver/protocol.h"
 #include "verbs/memory.h"
 #include "odcm/cm.h"
@@ -623,6 +624,7 @@ struct pending_op {
 static struct pending_op *pending_copy(const struct transfer *x, struct handle *req)
 {
     struct pending_op *op = xcalloc(1, sizeof(*op));
+    memstat_add(MEM_WORK, (long)sizeof(*op));
     op->x = *x;
     op->req = req;
     if (x->scale) {
@@ -655,6 +657,7 @@ static void pending_free(struct pending_op *op)
         free((void *)op->x.locals);
         free((void *)op->x.remotes);
     }
+    memstat_add(MEM_WORK, -(long)sizeof(*op));
     free(op);
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/memstat.h"
 #include "core/threads.h"
 #include "verbs/memory.h"
 #include "core/util.h"
@@ -189,6 +190,7 @@ void recv_pool_create(struct recv_pool *p, const char *what, int count, size_t b
         .what = what, .buf_size = buf_size, .count = count, .tag = tag, .fn = fn, .ctx = ctx};
     size_t bytes = buf_size * (size_t)count;
     p->bufs = xmalloc_registrable(bytes);
+    memstat_add(MEM_BUF_RECV, (long)bytes);
     p->mr = net_reg("ARMCI_Init", p->bufs, bytes, false);
     endpoint_on(e, tag, on_receive, p);
     if (!srq_pd)
@@ -222,6 +224,7 @@ void recv_pool_destroy(struct recv_pool *p)
         return;
     verbs_destroy_srq(p->srq, p->what);
     net_dereg(p->mr);
+    memstat_add(MEM_BUF_RECV, -(long)(p->buf_size * (size_t)p->count));
     free(p->bufs);
     *p = (struct recv_pool){0};
 }

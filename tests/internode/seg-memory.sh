@@ -1,0 +1,42 @@
+#!/bin/sh
+# seg-memory.sh RUN_MPI TEST: per-segment metadata grows with nodes, not processes.
+# Runs TEST (test_seg_memory) at 16 processes in 4 nodes, 32 in 4 nodes and 32 in 8
+# nodes, then compares what each run reports per segment: the segment table must be the
+# same for the same nodes whatever the processes, and grow by the same step per node;
+# the block index (one record per process) exactly doubles with the processes.
+run_mpi=$1
+test=$2
+line() {
+    ARMCI_NODE_SIZE=$2 "$run_mpi" "$1" "$test" | tee /dev/stderr | grep '^SEGMEM' || exit 1
+}
+field() {
+    echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+a=$(line 16 4) || exit 1
+b=$(line 32 8) || exit 1
+c=$(line 32 4) || exit 1
+ta=$(field "$a" table_per_segment) tb=$(field "$b" table_per_segment) tc=$(field "$c" table_per_segment)
+ia=$(field "$a" index_per_segment) ib=$(field "$b" index_per_segment)
+fail=0
+if [ "$ta" != "$tb" ]; then
+    echo "FAIL: segment table per segment: $ta bytes at 16 processes, $tb at 32 (4 nodes both)"
+    fail=1
+fi
+# 4 more nodes: 4 more node entries, and far less than the doubled processes would cost.
+step=$((tc - tb))
+if [ "$step" -le 0 ] || [ $((step % 4)) -ne 0 ] || [ "$tc" -ge $((2 * tb)) ]; then
+    echo "FAIL: segment table per segment: $tb bytes at 4 nodes, $tc at 8 nodes"
+    fail=1
+fi
+if [ "$ib" -ne $((2 * ia)) ]; then
+    echo "FAIL: index per segment: $ia bytes at 16 processes, $ib at 32"
+    fail=1
+fi
+for l in "$a" "$b" "$c"; do
+    if [ "$(field "$l" topology)" != 0 ]; then
+        echo "FAIL: topology keeps a table with ARMCI_NODE_SIZE: $l"
+        fail=1
+    fi
+done
+[ $fail = 0 ] && echo "PASS: table per segment $ta (4 nodes) -> $tc (8 nodes), index $ia -> $ib"
+exit $fail

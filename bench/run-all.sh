@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs every benchmark side by side and prints a summary of the ratios the
-# issues ask for. CSV files go to bench/results/<date>/ (or $RESULTS).
+# issues ask for. CSV files and PNG plots go to bench/results/<date>/ (or $RESULTS).
 #   bench/run-all.sh [BUILD_DIR]
 # Each benchmark compares within one run: ours vs ARMCI-MPI (the same
 # source built against Debian's libarmci-mpi-dev), ODCM vs static, overlap
@@ -108,6 +108,18 @@ echo "== barrier latency"
 } >"$out/barrier.csv"
 
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/run-info.txt"
+
+echo "== plots"
+# Debian's matplotlib belongs to the system's python3, which may not be the first on PATH.
+plot_python=""
+for py in python3 /usr/bin/python3; do
+    if "$py" -c "import matplotlib" 2>/dev/null; then plot_python=$py; break; fi
+done
+if [ -n "$plot_python" ]; then
+    "$plot_python" bench/plot.py "$out" || echo "plots failed (the CSV files are complete)"
+else
+    echo "plots skipped: matplotlib is missing (Debian package python3-matplotlib)"
+fi
 
 echo "results in $out"
 cat "$out/run-info.txt"

@@ -285,7 +285,8 @@ def threads(out):
         ax.bar([i + (k - 0.5) * width for i in range(len(groups))], vals, width,
                color=color, label="MPI_THREAD_" + level.upper())
     ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels(["%s\n%s" % (op, layout) for layout, op in groups])
+    ax.set_xticklabels(["%s\n%s" % (op, layout.replace("-", " ")) for layout, op in groups],
+                       fontsize=9)
     log_y(ax)
     ax.set_ylabel("latency, 8 B (us per operation)")
     ax.set_title("One thread: SINGLE vs MULTIPLE")

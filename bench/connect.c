@@ -7,6 +7,7 @@
  *   one-to-one each rank's first 8-byte put to the next rank, minus a steady-state put
  *              (one sample per rank, taken one rank at a time)
  *   one-to-all the last rank's first put to every other node at once, waited together
+ *              (with 2 processes: its first put to the one other node, steady state included)
  * Output CSV: mode,protocol,procs,scenario,connections,usec
  */
 #include <armci.h>
@@ -82,7 +83,7 @@ int main(int argc, char **argv)
     }
     /* The last rank has no connection yet: it reaches every other node at once. */
     quiet_barrier();
-    if (me == n - 1 && n > 2) {
+    if (me == n - 1 && n > 1) {
         double a = now();
         for (int t = 0; t < n - 1; t++)
             ARMCI_NbPut(&v, seg[t], sizeof(v), t, NULL);

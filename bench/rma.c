@@ -4,6 +4,10 @@
  * ARMCI-ODCM and against ARMCI-MPI (Debian's libarmci-mpi-dev), from this
  * same source, so the two can be compared side by side.
  *
+ * Accumulate runs for every ARMCI type, each with a scale other than one
+ * (so the kernel multiplies): acc-int, acc-lng, acc-flt, acc-dbl, acc-cpl,
+ * acc-dcp; sizes start at one element (16 B for acc-dcp).
+ *
  * Output: CSV, one row per (op, size):
  *   impl,layout,op,bytes,iterations,usec_per_op,MB_per_s
  * A blocking op's time includes its share of a final ARMCI_AllFence, so
@@ -16,8 +20,91 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum op { OP_PUT, OP_GET, OP_ACC, OP_MEMCPY };
-static const char *op_name[] = {"put", "get", "acc", "memcpy"};
+enum op {
+    OP_PUT,
+    OP_GET,
+    OP_ACC_INT,
+    OP_ACC_LNG,
+    OP_ACC_FLT,
+    OP_ACC_DBL,
+    OP_ACC_CPL,
+    OP_ACC_DCP,
+    OP_MEMCPY
+};
+static const char *op_name[] = {"put",     "get",     "acc-int", "acc-lng", "acc-flt",
+                                "acc-dbl", "acc-cpl", "acc-dcp", "memcpy"};
+
+/* Per accumulate type: ARMCI's type, element size, the scale (real, imaginary). */
+static const struct {
+    int type;
+    size_t elem;
+    double re, im;
+} acc_kind[] = {
+    [OP_ACC_INT] = {ARMCI_ACC_INT, sizeof(int), 3, 0},
+    [OP_ACC_LNG] = {ARMCI_ACC_LNG, sizeof(long), 3, 0},
+    [OP_ACC_FLT] = {ARMCI_ACC_FLT, sizeof(float), 0.5, 0},
+    [OP_ACC_DBL] = {ARMCI_ACC_DBL, sizeof(double), 0.5, 0},
+    [OP_ACC_CPL] = {ARMCI_ACC_CPL, 2 * sizeof(float), 0.5, 0.25},
+    [OP_ACC_DCP] = {ARMCI_ACC_DCP, 2 * sizeof(double), 0.5, 0.25},
+};
+
+static int is_acc(int op)
+{
+    return op >= OP_ACC_INT && op <= OP_ACC_DCP;
+}
+
+/* The scale in the type's own layout (ARMCI reads it through a void *). */
+static void make_scale(int op, void *scale)
+{
+    switch (acc_kind[op].type) {
+    case ARMCI_ACC_INT:
+        *(int *)scale = (int)acc_kind[op].re;
+        break;
+    case ARMCI_ACC_LNG:
+        *(long *)scale = (long)acc_kind[op].re;
+        break;
+    case ARMCI_ACC_FLT:
+        *(float *)scale = (float)acc_kind[op].re;
+        break;
+    case ARMCI_ACC_DBL:
+        *(double *)scale = acc_kind[op].re;
+        break;
+    case ARMCI_ACC_CPL:
+        ((float *)scale)[0] = (float)acc_kind[op].re;
+        ((float *)scale)[1] = (float)acc_kind[op].im;
+        break;
+    case ARMCI_ACC_DCP:
+        ((double *)scale)[0] = acc_kind[op].re;
+        ((double *)scale)[1] = acc_kind[op].im;
+        break;
+    }
+}
+
+/* Small values of the type (ones), so that repeated accumulates stay finite and exact. */
+static void fill_ones(int op, void *buf, size_t bytes)
+{
+    size_t i;
+    switch (acc_kind[op].type) {
+    case ARMCI_ACC_INT:
+        for (i = 0; i < bytes / sizeof(int); i++)
+            ((int *)buf)[i] = 1;
+        break;
+    case ARMCI_ACC_LNG:
+        for (i = 0; i < bytes / sizeof(long); i++)
+            ((long *)buf)[i] = 1;
+        break;
+    case ARMCI_ACC_FLT:
+    case ARMCI_ACC_CPL:
+        for (i = 0; i < bytes / sizeof(float); i++)
+            ((float *)buf)[i] = 1.0f;
+        break;
+    case ARMCI_ACC_DBL:
+    case ARMCI_ACC_DCP:
+        for (i = 0; i < bytes / sizeof(double); i++)
+            ((double *)buf)[i] = 1.0;
+        break;
+    }
+}
 
 static int iterations_for(size_t bytes)
 {
@@ -28,7 +115,9 @@ static int iterations_for(size_t bytes)
 
 static double run(enum op op, void *local, void *remote, size_t bytes, int target, int iters)
 {
-    double scale = 1.0;
+    double scale[2] = {0, 0}; /* room for a double complex */
+    if (is_acc(op))
+        make_scale(op, scale);
     double t0 = MPI_Wtime();
     for (int i = 0; i < iters; i++) {
         switch (op) {
@@ -38,11 +127,11 @@ static double run(enum op op, void *local, void *remote, size_t bytes, int targe
         case OP_GET:
             ARMCI_Get(remote, local, (int)bytes, target);
             break;
-        case OP_ACC:
-            ARMCI_Acc(ARMCI_ACC_DBL, &scale, local, remote, (int)bytes, target);
-            break;
         case OP_MEMCPY:
             memcpy(remote, local, bytes);
+            break;
+        default:
+            ARMCI_Acc(acc_kind[op].type, scale, local, remote, (int)bytes, target);
             break;
         }
     }
@@ -75,7 +164,10 @@ int main(int argc, char **argv)
     if (me == 0)
         printf("impl,layout,op,bytes,iterations,usec_per_op,MB_per_s\n");
     for (int op = OP_PUT; op <= OP_MEMCPY; op++) {
-        for (size_t bytes = 8; bytes <= max_bytes; bytes *= 2) {
+        size_t first = is_acc(op) && acc_kind[op].elem > 8 ? acc_kind[op].elem : 8;
+        if (is_acc(op) && me == 0)
+            fill_ones(op, local, max_bytes);
+        for (size_t bytes = first; bytes <= max_bytes; bytes *= 2) {
             int iters = iterations_for(bytes);
             double t = 0;
             if (me == 0) {

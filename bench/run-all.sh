@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs every benchmark side by side and prints a summary of the ratios the
-# issues ask for. CSV files go to bench/results/<date>/ (or $RESULTS).
+# issues ask for. CSV files and PNG plots go to bench/results/<date>/ (or $RESULTS).
 #   bench/run-all.sh [BUILD_DIR]
 # Each benchmark compares within one run: ours vs ARMCI-MPI (the same
 # source built against Debian's libarmci-mpi-dev), ODCM vs static, overlap
@@ -19,6 +19,14 @@ pair="env MPI_BIND=core $run"
 export ARMCI_SOFTIB_LIBRARY=${ARMCI_SOFTIB_LIBRARY:-$build/softib/libsoftib.so.0}
 export ARMCI_CONN_REPORT=0 SOFTIB_FABRIC=armci-bench-$$
 have_armci_mpi=$([ -x "$build/bench/bench_rma_armci_mpi" ] && echo 1 || echo 0)
+# What the figures were measured on: other load on the host shows in them.
+{
+    echo "date: $(date -Iseconds)"
+    echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "build: $build"
+    echo "cores: $(nproc)"
+    echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+} >"$out/run-info.txt"
 
 echo "== softib raw verbs (2 processes)"
 timeout 600 "$build/bench/softib/softib-bench" >"$out/softib.csv"
@@ -34,7 +42,16 @@ echo "== contiguous put/get/acc: same node and across virtual nodes"
     fi
 } >"$out/rma.csv"
 
-echo "== strided 2-D patches"
+echo "== message rate: 8 B non-blocking put/get/acc, 1 to 64 outstanding"
+{
+    ARMCI_NODE_SIZE=1 $pair 2 "$build/bench/bench_rate" odcm
+    ARMCI_NODE_SIZE=0 $pair 2 "$build/bench/bench_rate" odcm | tail -n +2
+    if [ "$have_armci_mpi" = 1 ]; then
+        $pair 2 "$build/bench/bench_rate_armci_mpi" armci-mpi same-host | tail -n +2
+    fi
+} >"$out/rate.csv"
+
+echo "== strided 2-D patches, 4x4 to 1024x1024"
 {
     ARMCI_NODE_SIZE=0 $pair 2 "$build/bench/bench_strided" odcm same-node default
     ARMCI_NODE_SIZE=1 $pair 2 "$build/bench/bench_strided" odcm cross-node default | tail -n +2
@@ -50,7 +67,8 @@ echo "== strided 2-D patches"
 echo "== connection establishment (softib paper cost model)"
 {
     first=1
-    for np in 2 8; do
+    # 32 processes are 32 virtual nodes of one rank each, oversubscribed on this host.
+    for np in 2 8 32; do
         for mode in "ondemand overlap" "ondemand serial" "static overlap"; do
             set -- $mode
             SOFTIB_COST_MODEL=paper ARMCI_NODE_SIZE=1 ARMCI_CONNECT=$1 ARMCI_CONNECT_PROTOCOL=$2 \
@@ -89,5 +107,20 @@ echo "== barrier latency"
     rm -f "$out/.barrier"
 } >"$out/barrier.csv"
 
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/run-info.txt"
+
+echo "== plots"
+# Debian's matplotlib belongs to the system's python3, which may not be the first on PATH.
+plot_python=""
+for py in python3 /usr/bin/python3; do
+    if "$py" -c "import matplotlib" 2>/dev/null; then plot_python=$py; break; fi
+done
+if [ -n "$plot_python" ]; then
+    "$plot_python" bench/plot.py "$out" || echo "plots failed (the CSV files are complete)"
+else
+    echo "plots skipped: matplotlib is missing (Debian package python3-matplotlib)"
+fi
+
 echo "results in $out"
+cat "$out/run-info.txt"
 python3 bench/summarize.py "$out"

@@ -21,6 +21,26 @@ def num(r, key):
     return float(r[key]) if r and r.get(key) not in (None, "") else float("nan")
 
 
+ACC_TYPES = ("int", "lng", "flt", "dbl", "cpl", "dcp")
+
+
+def rate_summary(out):
+    path = out / "rate.csv"
+    if not path.exists():
+        return
+    t = rows(path)
+    for impl, layout in (("odcm", "cross-node"), ("odcm", "same-node"), ("armci-mpi", "same-host")):
+        for op in ("put", "get", "acc"):
+            sel = sorted(((int(r["outstanding"]), num(r, "ops_per_s")) for r in t
+                          if r["impl"] == impl and r["layout"] == layout and r["op"] == op))
+            if not sel:
+                continue
+            one = dict(sel).get(1, float("nan"))
+            print("rate %s %s 8 B %s: %s ops/s by outstanding; %d outstanding / 1: %.2f"
+                  % (impl, layout, op, " ".join("%d:%.0f" % (w, v) for w, v in sel), sel[-1][0],
+                     sel[-1][1] / one))
+
+
 def threads_summary(out):
     path = out / "threads.csv"
     if not path.exists():
@@ -53,11 +73,14 @@ def main(out):
           % raw_write_4k)
 
     rma = rows(out / "rma.csv")
+    for r in rma:
+        if r["op"] == "acc":  # result folders from before accumulate ran for every type
+            r["op"] = "acc-dbl"
     peak = lambda impl, layout, op: max((num(r, "MB_per_s") for r in rma
                                          if r["impl"] == impl and r["layout"] == layout
                                          and r["op"] == op), default=float("nan"))
     for layout in ("same-node", "cross-node"):
-        put, get, acc = (peak("odcm", layout, o) for o in ("put", "get", "acc"))
+        put, get, acc = (peak("odcm", layout, o) for o in ("put", "get", "acc-dbl"))
         mem = peak("odcm", layout, "memcpy")
         lat = num(pick(rma, impl="odcm", layout=layout, op="put", bytes=8), "usec_per_op")
         print("%s: 8 B put %.2f us; peak put %.0f get %.0f acc %.0f MB/s; put/memcpy %.2f; "
@@ -68,9 +91,26 @@ def main(out):
              peak("odcm", "cross-node", "put") / raw_write_4k,
              peak("odcm", "cross-node", "get") / raw_write,
              peak("odcm", "cross-node", "get") / raw_write_4k))
-    mpi_layouts = {r["layout"] for r in rma if r["impl"] == "armci-mpi"}
+    acc_types = [t for t in ACC_TYPES if any(r["op"] == "acc-" + t for r in rma)]
+    for impl, layout in (("odcm", "cross-node"), ("odcm", "same-node"), ("armci-mpi", "same-host")):
+        put = peak(impl, layout, "put")
+        if put != put:
+            continue
+        print("acc/put peak %s %s: %s"
+              % (impl, layout, "  ".join("%s %.2f" % (t, peak(impl, layout, "acc-" + t) / put)
+                                         for t in acc_types)))
+    put = peak("odcm", "cross-node", "put")
+    accs = {t: peak("odcm", "cross-node", "acc-" + t) for t in acc_types}
+    best = max(accs, key=accs.get, default=None)
+    worst = min(accs, key=accs.get, default=None)
+    if best:
+        print("cross-node peak accumulate / peak put: %.2f (acc-dbl %.0f / put %.0f MB/s); best "
+              "type %s %.2f, worst %s %.2f"
+              % (accs.get("dbl", float("nan")) / put, accs.get("dbl", float("nan")), put,
+                 best, accs[best] / put, worst, accs[worst] / put))
+    mpi_layouts = sorted({r["layout"] for r in rma if r["impl"] == "armci-mpi"})
     for layout in mpi_layouts:
-        for op in ("put", "get", "acc"):
+        for op in ("put", "get", "acc-dbl"):
             print("ARMCI-MPI (%s) peak %s %.0f MB/s; ours same-node / ARMCI-MPI %.2f, "
                   "cross-node / ARMCI-MPI %.2f"
                   % (layout, op, peak("armci-mpi", layout, op),
@@ -92,20 +132,32 @@ def main(out):
               % (layout, speak("odcm", layout, "default", "puts") / contig,
                  speak("odcm", layout, "default", "gets") / contig,
                  speak("odcm", layout, "default", "accs") / contig))
-        big = max(int(r["n"]) for r in st if r["impl"] == "odcm" and r["layout"] == layout)
-        at = lambda op: num(pick(st, impl="odcm", layout=layout, variant="default", op=op, n=big),
-                            "MB_per_s")
-        print("strided %s at %dx%d (same bytes as the contiguous put): puts/contig %.2f "
-              "gets/contig %.2f accs/contig %.2f"
-              % (layout, big, big, at("puts") / at("put-contig"), at("gets") / at("put-contig"),
-                 at("accs") / at("put-contig")))
-    for n in (4, 8, 16, 32, 64):
-        vals = []
-        for variant in ("all-rdma", "all-packed", "default"):
-            r = pick(st, impl="odcm", layout="cross-node", variant=variant, op="puts", n=n)
-            vals.append(num(r, "MB_per_s"))
-        print("cross-node PutS %3dx%-3d (chunk %5d B): all-RDMA %8.1f  packed %8.1f  default "
-              "%8.1f MB/s" % (n, n, n * 8, *vals))
+        for n in sorted({512, max(int(r["n"]) for r in st if r["impl"] == "odcm"
+                                   and r["layout"] == layout)}):
+            at = lambda op: num(pick(st, impl="odcm", layout=layout, variant="default", op=op,
+                                     n=n), "MB_per_s")
+            print("strided %s at %dx%d (same bytes as the contiguous put): puts/contig %.2f "
+                  "gets/contig %.2f accs/contig %.2f"
+                  % (layout, n, n, at("puts") / at("put-contig"), at("gets") / at("put-contig"),
+                     at("accs") / at("put-contig")))
+    # Default (cost model) vs the two forced paths, shape by shape; '*' marks a shape where the
+    # default takes more than 10 % longer than the better forced path.
+    flagged = 0
+    shapes = sorted({int(r["n"]) for r in st if r["impl"] == "odcm" and r["layout"] == "cross-node"})
+    for op, label in (("puts", "PutS"), ("gets", "GetS"), ("accs", "AccS")):
+        for n in shapes:
+            t = {v: num(pick(st, impl="odcm", layout="cross-node", variant=v, op=op, n=n),
+                        "usec_per_op") for v in ("default", "all-rdma", "all-packed")}
+            bw = {v: n * n * 8 / t[v] for v in t}
+            best = min(t["all-rdma"], t["all-packed"])
+            slow = t["default"] > 1.10 * best
+            flagged += slow
+            print("strided cross-node %s %4dx%-4d (row %5d B): default %8.1f  all-RDMA %8.1f  "
+                  "all-packed %8.1f MB/s; default time / best forced %.2f%s"
+                  % (label, n, n, n * 8, bw["default"], bw["all-rdma"], bw["all-packed"],
+                     t["default"] / best, " *" if slow else ""))
+    print("strided cross-node: %d of %d shapes (* above) with the default more than 10 %% slower "
+          "than the better forced path" % (flagged, 3 * len(shapes)))
 
     con = rows(out / "connect.csv")
     def median(vals):
@@ -115,18 +167,20 @@ def main(out):
         return [num(r, "usec") for r in con if r["mode"] == mode and r["protocol"] == protocol
                 and r["procs"] == np_ and r["scenario"] == scenario]
     for np_ in sorted({r["procs"] for r in con}, key=int):
-        o = median(samples("ondemand", "overlap", np_, "one-to-one"))
-        s = median(samples("ondemand", "serial", np_, "one-to-one"))
-        oa = median(samples("ondemand", "overlap", np_, "one-to-all"))
-        sa = median(samples("ondemand", "serial", np_, "one-to-all"))
-        si = median(samples("static", "overlap", np_, "init"))
-        oi = median(samples("ondemand", "overlap", np_, "init"))
-        print("connect %s procs: one-to-one median overlap %.0f us, serial %.0f us (ratio %.2f, "
-              "%d samples); one-to-all overlap %.0f, serial %.0f; ARMCI_Init static %.0f us vs "
-              "on-demand %.0f us"
-              % (np_, o, s, o / s, len(samples("ondemand", "overlap", np_, "one-to-one")), oa, sa,
-                 si, oi))
+        med = {(m, p, sc): median(samples(m, p, np_, sc))
+               for m, p in (("ondemand", "overlap"), ("ondemand", "serial"), ("static", "overlap"))
+               for sc in ("init", "one-to-one", "one-to-all")}
+        o, s = med["ondemand", "overlap", "one-to-one"], med["ondemand", "serial", "one-to-one"]
+        oa, sa = med["ondemand", "overlap", "one-to-all"], med["ondemand", "serial", "one-to-all"]
+        print("connect %s procs: one-to-one median overlap %.0f us, serial %.0f us, static %.0f us "
+              "(overlap/serial %.2f, %d samples); one-to-all overlap %.0f, serial %.0f, static "
+              "%.0f us (overlap/serial %.2f); ARMCI_Init static %.0f us vs on-demand %.0f us"
+              % (np_, o, s, med["static", "overlap", "one-to-one"], o / s,
+                 len(samples("ondemand", "overlap", np_, "one-to-one")), oa, sa,
+                 med["static", "overlap", "one-to-all"], oa / sa,
+                 med["static", "overlap", "init"], med["ondemand", "overlap", "init"]))
 
+    rate_summary(out)
     threads_summary(out)
 
     bar = rows(out / "barrier.csv")

@@ -6,8 +6,9 @@
 # m4: GA's build generates tests with it; autoconf, automake, libtool:
 # scripts/build-ga.sh runs autoreconf on a GA git checkout.
 # clang, libclang-rt-14-dev (libFuzzer and the sanitizer runtimes): scripts/fuzz.sh.
+# python3-matplotlib: bench/plot.py (the PNGs bench/run-all.sh writes).
 set -e
-packages="build-essential meson ninja-build pkg-config python3
+packages="build-essential meson ninja-build pkg-config python3 python3-matplotlib
 libibverbs-dev ibverbs-providers
 openmpi-bin libopenmpi-dev
 libarmci-mpi-dev

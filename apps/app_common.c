@@ -104,6 +104,27 @@ double app_sum_over_procs(double value)
     return value;
 }
 
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+uint64_t app_digest(const void *p, size_t bytes)
+{
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a over the bytes */
+    for (size_t i = 0; i < bytes; i++)
+        h = (h ^ ((const unsigned char *)p)[i]) * 0x100000001b3ULL;
+    /* Tied to the rank, then summed as two 32-bit halves: exact in doubles up to 2^21
+     * processes, and independent of the order the sum is taken in. */
+    uint64_t m = mix64(h ^ mix64((uint64_t)armci_msg_me() + 1));
+    double halves[2] = {(double)(m >> 32), (double)(m & 0xffffffffu)};
+    armci_msg_dgop(halves, 2, "+");
+    uint64_t hi = (uint64_t)halves[0] & 0xffffffffu, lo = (uint64_t)halves[1] & 0xffffffffu;
+    return hi << 32 | lo;
+}
+
 int app_all_passed(int passed)
 {
     int all = passed ? 1 : 0;

@@ -61,6 +61,13 @@ double app_max_over_procs(double value);
 /* Collective: the sum of every process's value. */
 double app_sum_over_procs(double value);
 
+/*
+ * Collective: a 64-bit fingerprint of every process's `bytes` at `p`, in rank
+ * order, so that two runs (capped and not, static and on demand) can be
+ * compared byte for byte from their RESULT lines.
+ */
+uint64_t app_digest(const void *p, size_t bytes);
+
 /* Collective: 1 when every process passed its own checks. */
 int app_all_passed(int passed);
 

@@ -19,6 +19,7 @@
 #include "app_common.h"
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -578,7 +579,8 @@ static const char *check_value(double v, char *buf, size_t len)
     return buf;
 }
 
-static void report(const struct lj_system *s, int steps, const struct lj_run *run, int pass)
+static void report(const struct lj_system *s, int steps, const struct lj_run *run, int pass,
+                   uint64_t digest)
 {
     if (s->lay.me != 0)
         return;
@@ -595,10 +597,11 @@ static void report(const struct lj_system *s, int steps, const struct lj_run *ru
                run->check.force_err, FORCE_TOL, run->check.pos_err, POSITION_TOL);
     printf("  %s\n", pass ? "PASS" : "FAIL");
     printf("RESULT app=lj procs=%d atoms=%d steps=%d block=%d tasks=%d time_s=%.6f "
-           "time_per_step_s=%.6f energy_drift=%.3e force_err=%s pos_err=%s check=%s\n",
+           "time_per_step_s=%.6f energy_drift=%.3e force_err=%s pos_err=%s digest=%016" PRIx64
+           " check=%s\n",
            s->lay.nproc, s->p.natoms, steps, s->lay.bs, s->ntasks, run->seconds, per_step,
            run->energy.max_drift, check_value(run->check.force_err, fbuf, sizeof(fbuf)),
-           check_value(run->check.pos_err, pbuf, sizeof(pbuf)), pass ? "PASS" : "FAIL");
+           check_value(run->check.pos_err, pbuf, sizeof(pbuf)), digest, pass ? "PASS" : "FAIL");
 }
 
 int main(int argc, char **argv)
@@ -613,7 +616,10 @@ int main(int argc, char **argv)
         run.check = compare_with_serial(&s.p, opt.steps, &run);
     /* only rank 0 saw the serial comparison; everyone agrees through the vote */
     int pass = app_all_passed(s.lay.me == 0 ? passed(&run) : 1);
-    report(&s, opt.steps, &run, pass);
+    /* Final positions. Forces are sums accumulated in whatever order tasks finish, so the
+     * last bits may differ from run to run (the checks above have tolerances). */
+    uint64_t digest = app_digest(s.pos[s.lay.me], own_values(&s) * sizeof(double));
+    report(&s, opt.steps, &run, pass, digest);
 
     free(run.first_forces);
     free(run.final_pos);

@@ -337,7 +337,7 @@ static long count_errors(const struct ra_table *t, uint64_t total)
 /* ---- driver ---------------------------------------------------------------------------- */
 
 static void report(const struct ra_table *t, const struct ra_options *opt, uint64_t total,
-                   double seconds, long errors)
+                   double seconds, long errors, uint64_t digest)
 {
     if (t->me != 0)
         return;
@@ -348,8 +348,8 @@ static void report(const struct ra_table *t, const struct ra_options *opt, uint6
     printf("  batch %d, mode %s: time %.4f s, %.6f GUP/s; %ld wrong words: %s\n", opt->batch, mode,
            seconds, gups, errors, errors == 0 ? "PASS" : "FAIL");
     printf("RESULT app=randomaccess procs=%d log2_words=%d updates=%" PRIu64
-           " batch=%d mode=%s time_s=%.6f gups=%.6f errors=%ld check=%s\n",
-           t->nproc, opt->log_words, total, opt->batch, mode, seconds, gups, errors,
+           " batch=%d mode=%s time_s=%.6f gups=%.6f errors=%ld digest=%016" PRIx64 " check=%s\n",
+           t->nproc, opt->log_words, total, opt->batch, mode, seconds, gups, errors, digest,
            errors == 0 ? "PASS" : "FAIL");
 }
 
@@ -369,7 +369,8 @@ int main(int argc, char **argv)
     double seconds = app_max_over_procs(app_now() - t0);
 
     long errors = count_errors(&t, total);
-    report(&t, &opt, total, seconds, errors);
+    uint64_t digest = app_digest(t.bases[t.me], t.local_words * sizeof(long));
+    report(&t, &opt, total, seconds, errors, digest);
 
     table_destroy(&t);
     ARMCI_Finalize();

@@ -69,8 +69,12 @@ const struct config_entry config_table[] = {
      "first retransmission timeout of a connection message, microseconds"},
     {"ARMCI_MAX_CONNECTIONS", CFG_INT, FIELD(max_connections), "0", 0, 1L << 20, NULL, false,
      "on-demand mode: most connections a process keeps to data servers (least recently used "
-     "idle ones are closed, reopened when needed), and the number a data server asks its "
-     "clients to stay under; 0: no cap"},
+     "idle ones are closed, reopened when needed); 0: no cap"},
+    {"ARMCI_MAX_SERVER_CONNECTIONS", CFG_INT, FIELD(max_server_connections), "-1", -1, 1L << 20,
+     NULL, false,
+     "on-demand mode: connections a data server holds before it asks its least recently "
+     "active client to close one (a soft cap: clients close when idle); -1: "
+     "ARMCI_MAX_CONNECTIONS, 0: none"},
     {"ARMCI_QP_POOL", CFG_INT, FIELD(qp_pool), "4", 0, 4096, NULL, false,
      "RC QPs each process (and each data server) keeps made in advance for first contacts; "
      "background threads refill them (on-demand overlap protocol)"},
@@ -182,6 +186,8 @@ void cfg_load(void)
     for (int i = 0; i < config_table_size; i++)
         parse(&config_table[i], config_source(&config_table[i]));
     cfg.connect_rto = cfg.connect_retry_us * 1e-6;
+    if (cfg.max_server_connections < 0)
+        cfg.max_server_connections = cfg.max_connections;
 }
 
 void config_check_agreement(MPI_Comm comm)

@@ -41,6 +41,7 @@ struct config {
     enum cfg_barrier barrier;   /* ARMCI_BARRIER */
     int qp_pool;                /* ARMCI_QP_POOL: QPs made ahead for first contacts */
     int max_connections;        /* ARMCI_MAX_CONNECTIONS: 0 = no cap */
+    int max_server_connections; /* ARMCI_MAX_SERVER_CONNECTIONS: a data server's soft cap */
     long strided_threshold; /* ARMCI_STRIDED_THRESHOLD: -1 cost model, else RDMA for chunks >= N */
     int test_hooks;         /* ARMCI_TEST_HOOKS: fault injection (fault.h) */
 };

@@ -47,7 +47,11 @@ struct accepted {
     bool asked;       /* asked to close (DISC_ASK sent) */
 };
 static struct intmap by_client; /* client rank -> struct accepted */
-static int naccepted;           /* by_client.count, readable from other threads */
+/* Client rank -> the attempt of its last closed connection (as a pointer-sized integer).
+ * A datagram of that attempt or older that arrives late (reordered or retransmitted)
+ * must not bring the closed connection back: the client has moved on to a newer one. */
+static struct intmap closed_epoch;
+static int naccepted; /* by_client.count, readable from other threads */
 static struct cm_server_stats stats;
 
 static bool ondemand(void)
@@ -85,6 +89,7 @@ void cm_server_fini(void)
         free(a);
     }
     intmap_free(&by_client);
+    intmap_free(&closed_epoch);
     naccepted = 0;
     stats = (struct cm_server_stats){0};
 }
@@ -148,7 +153,7 @@ static void ask_one_to_close(void)
 
 static struct accepted *accept_new(int client, uint32_t epoch)
 {
-    if (cfg.max_connections && (int)by_client.count >= cfg.max_connections)
+    if (cfg.max_server_connections && (int)by_client.count >= cfg.max_server_connections)
         ask_one_to_close();
     struct accepted *a = xcalloc(1, sizeof(*a));
     memstat_add(MEM_CONNECTIONS, (long)sizeof(*a));
@@ -170,6 +175,7 @@ static void close_for(const struct cm_msg *m)
         free(a);
         counted();
         stats.closed++;
+        intmap_put(&closed_epoch, (uint32_t)m->rank, (void *)(uintptr_t)m->epoch);
     }
     tell(m->rank, CM_DISC_ACK, m->epoch, m->protocol);
 }
@@ -244,13 +250,16 @@ static const char *invalid_request(const struct cm_msg *m)
  * an older one is a leftover of an attempt it gave up (ignored); a newer one
  * means it gave up ours. While our end has not left INIT (no RTU yet) it has
  * served nothing, so the newer attempt takes it over. Once connected, a
- * newer attempt is refused, as before: replacing a live QP needs the data
- * server to retire it first (its requests in flight, lock waiters pointing
- * at it), which connection teardown will have to provide.
+ * newer attempt is refused: a client closes a connection (DISC) before it
+ * opens the node anew, and replacing a live QP would first need its requests
+ * in flight and its lock waiters retired. Attempts at or below the client's
+ * last closed one are late datagrams and are ignored.
  */
 static struct accepted *conn_for(const struct ud_sender *from, const struct cm_msg *m)
 {
     struct accepted *a = intmap_get(&by_client, (uint32_t)m->rank);
+    if (!a && m->epoch <= (uintptr_t)intmap_get(&closed_epoch, (uint32_t)m->rank))
+        return NULL; /* a late datagram of a closed connection */
     if (!a)
         return accept_new(m->rank, m->epoch);
     if (m->epoch == a->epoch)

@@ -60,6 +60,9 @@ static uint32_t next_epoch = 1;
 /* Smoothed setup time of connections that needed no retransmission (Karn): later
  * attempts start their timer there, so a slow device does not cause spurious resends. */
 static double srtt;
+/* Karn: after a retransmission, new attempts start from the backed-off timeout until a
+ * setup completes without one (a loaded host answers late; do not flood it). */
+static double backed_off_rto;
 
 static void on_message(void *ctx, const struct ud_sender *from, const struct cm_msg *m);
 static void finish_if_ready(struct conn *c);
@@ -99,6 +102,7 @@ void ondemand_fini(void)
     nconnecting = capconnecting = 0;
     next_epoch = 1;
     srtt = 0;
+    backed_off_rto = 0;
     directory_fini();
 }
 
@@ -151,7 +155,7 @@ static void watch(struct conn *c)
 {
     c->setup_begin = now_seconds();
     c->retries = 0;
-    c->rto = MAX(cfg.connect_rto, 2 * srtt);
+    c->rto = MAX(MAX(cfg.connect_rto, 2 * srtt), backed_off_rto);
     c->next_retry = c->setup_begin + c->rto;
     if (nconnecting == capconnecting) {
         capconnecting = capconnecting ? 2 * capconnecting : 8;
@@ -233,6 +237,7 @@ static void finish_if_ready(struct conn *c)
     if (c->retries == 0) {
         double t = c->setup_end - c->setup_begin;
         srtt = srtt > 0 ? 0.75 * srtt + 0.25 * t : t;
+        backed_off_rto = 0;
     }
     unwatch(c);
 }
@@ -373,7 +378,8 @@ int ondemand_progress(void)
         send_pending_steps(c);
         c->retries++;
         report_retransmission();
-        c->rto = MIN(2 * c->rto, MAX_RTO);
+        c->rto = MIN(2 * c->rto, MAX(MAX_RTO, 4 * srtt));
+        backed_off_rto = MAX(backed_off_rto, c->rto);
         c->next_retry = now + c->rto;
     }
     return events;

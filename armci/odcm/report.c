@@ -136,7 +136,7 @@ static struct cap_report reduce_cap(void)
 
 static void print_cap(const struct cap_report *r)
 {
-    if (!cfg.max_connections && !r->closed)
+    if (!cfg.max_connections && !cfg.max_server_connections && !r->closed)
         return;
     printf("  connection cap %d: at most %ld per process, %ld per server at once; %ld closed, %ld "
            "reopened; %ld clients asked to close by servers; cap exceeded %ld times for lock "

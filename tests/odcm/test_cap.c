@@ -11,6 +11,7 @@
  *   - with more nodes than the cap, connections were closed and reopened;
  *   - no operation is lost across a close: non-blocking puts are in flight
  *     while other nodes' connections are closed.
+ *   - with only ARMCI_MAX_SERVER_CONNECTIONS, servers had clients close.
  * Usage: test_cap ROUNDS   (ARMCI_MAX_CONNECTIONS set in the environment)
  */
 #include <mpi.h>
@@ -111,8 +112,14 @@ int main(int argc, char **argv)
     }
     long closed = st.closed, total;
     MPI_Reduce(&closed, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (me == 0)
+    const char *sc = getenv("ARMCI_MAX_SERVER_CONNECTIONS");
+    int server_cap = sc ? atoi(sc) : 0;
+    if (me == 0) {
         printf("cap %d: %ld connections closed and reopened over the job\n", cap, total);
+        /* Only a server's requests close anything when clients have no cap of their own. */
+        if (server_cap > 0 && n - 1 > server_cap)
+            CHECK(total > 0, "servers at a cap of %d asked nobody to close", server_cap);
+    }
 
     TEST_DONE();
     free(out);

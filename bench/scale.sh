@@ -1,0 +1,60 @@
+#!/bin/sh
+# Scale runs: LU, RandomAccess and LJ at 64, 128 and 256 processes in virtual
+# nodes of 1, 4 and 16 processes, without a cap and with ARMCI_MAX_CONNECTIONS=8.
+# Each run must finish with its own check passed; its RESULT digest lets a
+# capped run be compared byte for byte with an uncapped one. One CSV line per
+# run on stdout (and bench/results/<date>/scale.csv when run from run-all.sh):
+#   bench/scale.sh [BUILD_DIR]
+# SCALE_PROCS, SCALE_NODE_SIZES, SCALE_CAPS (0 = none) and SCALE_APPS narrow it down.
+# All processes share this machine's cores: times are those of an oversubscribed
+# host (MPI_Init alone takes ~40 s at 256 processes here); connection counts,
+# closings and memory are what a cluster would see.
+set -u
+cd "$(dirname "$0")/.."
+build=${1:-${BUILD_DIR:-build}}
+build=$(cd "$build" && pwd) || { echo "no build directory $build" >&2; exit 1; }
+export ARMCI_SOFTIB_LIBRARY=${ARMCI_SOFTIB_LIBRARY:-$build/softib/libsoftib.so.0}
+export ARMCI_CONN_REPORT=1 SOFTIB_FABRIC=armci-scale-$$
+
+app_args() {
+    case $1 in
+    lu) echo "$build/apps/lu -n 192 -b 24" ;;          # 2-D block-cyclic: row and column
+    randomaccess) echo "$build/apps/randomaccess -l 16" ;; # every process updates everywhere
+    lj) echo "$build/apps/lj -c 6 -b 4 -s 1" ;;        # 216 blocks, random pairs of owners
+    esac
+}
+
+# field NAME LINE: the value of NAME=... in a key=value line, or empty.
+field() {
+    echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1
+}
+
+echo "app,procs,node_size,nodes,cap,status,check,digest,app_time_s,wall_s,c2s_avg,c2s_max,s2c_avg,s2c_max,c2s_peak_max,s2c_peak_max,closed,reopened,asked,over_cap,setups,setup_us_avg,retrans,mem_bytes,static_mem_bytes,rt_mem_avg,rt_mem_max"
+for np in ${SCALE_PROCS:-64 128 256}; do
+    for k in ${SCALE_NODE_SIZES:-1 4 16}; do
+        for cap in ${SCALE_CAPS:-0 8}; do
+            for app in ${SCALE_APPS:-lu randomaccess lj}; do
+                t0=$(date +%s.%N)
+                # shellcheck disable=SC2046 # the command and its options
+                out=$(ARMCI_NODE_SIZE=$k ARMCI_MAX_CONNECTIONS=$cap timeout 1200 \
+                    tests/run-mpi.sh "$np" $(app_args "$app") 2>&1)
+                rc=$?
+                wall=$(echo "$t0 $(date +%s.%N)" | awk '{printf "%.1f", $2 - $1}')
+                result=$(echo "$out" | grep '^RESULT ' | head -n 1)
+                report=$(echo "$out" | grep '^ARMCI_CONN_REPORT ' | head -n 1)
+                status=ok
+                if [ $rc -ne 0 ]; then
+                    # softib's fabric holds 16384 QPs: all-to-all at 128+ single-process
+                    # nodes needs more (the cap is what makes these runs possible).
+                    if echo "$out" | grep -q "ibv_create_qp"; then
+                        status=device-qp-limit
+                    else
+                        status=failed-exit-$rc
+                    fi
+                fi
+                nodes=$(( (np + k - 1) / k ))
+                echo "$app,$np,$k,$nodes,$cap,$status,$(field check "$result"),$(field digest "$result"),$(field time_s "$result"),$wall,$(field c2s_avg "$report"),$(field c2s_max "$report"),$(field s2c_avg "$report"),$(field s2c_max "$report"),$(field c2s_peak_max "$report"),$(field s2c_peak_max "$report"),$(field closed "$report"),$(field reopened "$report"),$(field asked "$report"),$(field over_cap "$report"),$(field setups "$report"),$(field setup_us_avg "$report"),$(field retrans "$report"),$(field mem_bytes "$report"),$(field static_mem_bytes "$report"),$(field rt_mem_avg "$report"),$(field rt_mem_max "$report")"
+            done
+        done
+    done
+done

@@ -22,10 +22,10 @@
 #include "softib/softib.h"
 
 #define SIB_MAGIC   0x3130626974666f73ull /* "softib01" */
-#define SIB_VERSION 4
+#define SIB_VERSION 5
 
 #define SIB_MAX_CTX       1024
-#define SIB_QP_SLOT_BITS  14
+#define SIB_QP_SLOT_BITS  18
 #define SIB_MAX_QP        (1u << SIB_QP_SLOT_BITS)
 #define SIB_MAX_CQ        8192
 #define SIB_MAX_SRQ       2048
@@ -96,7 +96,7 @@ struct sib_fqp {
     struct sib_lock lock; /* responder side: state, receive queue, PSNs */
     uint32_t lock_ready;
     uint32_t qpn; /* 0: free */
-    uint32_t gen; /* 10 bits, part of the QPN */
+    uint32_t gen; /* 6 bits, part of the QPN */
     uint32_t owner;
     int32_t pid;
     uint64_t start_time; /* the owner's, as in its context */
@@ -198,7 +198,7 @@ struct sib_hdr {
     struct sib_lock atomic_lock;
     struct sib_lock mr_lock; /* MR slot writers; readers that gave up spinning */
     uint32_t next_lid;
-    uint32_t pad;
+    uint32_t next_qp_slot; /* QP slots are handed out in turn across the fabric */
     sib_off ctx_off, qp_off, cq_off, srq_off, mr_off;
     sib_off heap_start, heap_brk, heap_end;
     uint64_t heap_used;

@@ -104,15 +104,18 @@ static int check_caps(const struct ibv_qp_init_attr *a)
     return 0;
 }
 
+/* Global lock held. The search starts where the last one (of any process)
+ * stopped, so it finds a free slot at once until the table is nearly full,
+ * and a freed slot (and its QPN) is reused as late as possible. */
 static int qp_slot_alloc(uint32_t *idx)
 {
-    static uint32_t hint;
+    struct sib_hdr *h = sib_fab.hdr;
 
     for (uint32_t n = 0; n < SIB_MAX_QP; n++) {
-        uint32_t i = (hint + n) % SIB_MAX_QP;
+        uint32_t i = (h->next_qp_slot + n) % SIB_MAX_QP;
 
         if (!sib_fqp_at(&sib_fab, i)->qpn) {
-            hint = i + 1;
+            h->next_qp_slot = (i + 1) % SIB_MAX_QP;
             *idx = i;
             return 0;
         }
@@ -138,7 +141,7 @@ static int fabric_qp_init(struct sib_qp *qp, struct sib_context *ctx,
         return rc;
     }
     sib_lock_lazy_init(&f->lock, &f->lock_ready);
-    f->gen = f->gen % 1023 + 1; /* the QPN is <gen:10><slot:14>, never 0 or 1 */
+    f->gen = f->gen % 63 + 1; /* the QPN is <gen:6><slot:18>, never 0 or 1 */
     f->owner = ctx->slot;
     f->pid = ctx->pid;
     f->start_time = ctx->f->start_time;

@@ -122,11 +122,12 @@ static void send_to_server(struct conn *c, enum cm_msg_type type, bool with_qp)
     ud_send(&cud, c->node, &to, &m);
 }
 
-/* The QP from the pool, if one is ready; then the server may have it (RTU). */
-static bool take_pooled_qp(struct conn *c)
+/* The QP from the pool, if one is ready; then the server may have it (RTU). `asked`:
+ * the connection asked the pool for one when it started. */
+static bool take_pooled_qp(struct conn *c, bool asked)
 {
     struct rc_qp_caps granted;
-    struct ibv_qp *qp = qp_pool_take(pool, &granted);
+    struct ibv_qp *qp = asked ? qp_pool_take_asked(pool, &granted) : qp_pool_take(pool, &granted);
     if (!qp)
         return false;
     conn_adopt_qp(c, qp, &granted);
@@ -185,8 +186,10 @@ struct conn *ondemand_start(int node)
     if (cfg.protocol == CFG_PROTOCOL_OVERLAP) {
         /* Ask first, so the server creates its end while ours is made. */
         send_to_server(c, CM_REQ, false);
-        if (!take_pooled_qp(c))
-            awaiting_qp++; /* a background thread makes it: progress picks it up */
+        if (!take_pooled_qp(c, false)) {
+            qp_pool_ask(pool); /* a background thread makes it: progress picks it up */
+            awaiting_qp++;
+        }
     } else {
         conn_create_qp(c);
         send_to_server(c, CM_REQ, true);
@@ -326,7 +329,7 @@ static int adopt_ready_qps(void)
     int adopted = 0;
     for (int i = 0; i < nconnecting && awaiting_qp > 0; i++) {
         struct conn *c = connecting[i];
-        if (c->qp || !take_pooled_qp(c))
+        if (c->qp || !take_pooled_qp(c, true))
             continue;
         awaiting_qp--;
         adopted++;

@@ -226,29 +226,49 @@ void *qp_pool_connected(struct qp_pool *p)
     return tag;
 }
 
-struct ibv_qp *qp_pool_take(struct qp_pool *p, struct rc_qp_caps *granted)
+/* A ready QP or NULL; `for_asker`: the caller asked for one (qp_pool_ask) and this is it. */
+static struct ibv_qp *take(struct qp_pool *p, struct rc_qp_caps *granted, bool for_asker)
 {
     pthread_mutex_lock(&p->lock);
     die_if_failed(p);
     struct pooled *e = p->ready;
-    if (!e) {
-        p->asked++;
-        start_threads(p, p->asked + p->keep);
-        pthread_cond_signal(&p->wake);
-        pthread_mutex_unlock(&p->lock);
-        return NULL;
+    if (e) {
+        p->ready = e->next;
+        p->nready--;
+        if (for_asker && p->asked > 0)
+            p->asked--;
+        take_token(p);
+    } else {
+        start_threads(p, p->asked + p->keep); /* the first need starts them */
     }
-    p->ready = e->next;
-    p->nready--;
-    if (p->asked > 0)
-        p->asked--;
-    take_token(p);
     pthread_cond_signal(&p->wake); /* keep the pool full */
     pthread_mutex_unlock(&p->lock);
+    if (!e)
+        return NULL;
     struct ibv_qp *qp = e->qp;
     *granted = e->caps;
     free(e);
     return qp;
+}
+
+struct ibv_qp *qp_pool_take(struct qp_pool *p, struct rc_qp_caps *granted)
+{
+    return take(p, granted, false);
+}
+
+struct ibv_qp *qp_pool_take_asked(struct qp_pool *p, struct rc_qp_caps *granted)
+{
+    return take(p, granted, true);
+}
+
+void qp_pool_ask(struct qp_pool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    die_if_failed(p);
+    p->asked++;
+    start_threads(p, p->asked + p->keep);
+    pthread_cond_signal(&p->wake);
+    pthread_mutex_unlock(&p->lock);
 }
 
 int qp_pool_fd(const struct qp_pool *p)

@@ -6,9 +6,11 @@
  * A pool keeps `keep` QPs created and in INIT, all with the same CQs, SRQ
  * and capabilities, and a thread of its own makes them: a caller never
  * waits for a creation it did not ask to wait for. When the pool is empty,
- * qp_pool_take returns NULL and a QP is made for that caller at once, in
- * the background; the pool's descriptor becomes readable when one is ready,
- * so a progress engine can sleep on it beside its completion channel.
+ * qp_pool_take returns NULL; a caller that would rather wait for a QP than
+ * make one asks for it (qp_pool_ask, once) and takes it when the pool's
+ * descriptor becomes readable (qp_pool_take_asked), so a progress engine
+ * can sleep on it beside its completion channel. Only asking makes the pool
+ * grow beyond `keep`: a QP is made for every ask, never for a failed take.
  * Several QPs asked for at once are made in parallel by several threads: in
  * a burst of first contacts (one process reaching many nodes), creations
  * overlap each other as they overlap the peers' (overlap protocol).
@@ -33,9 +35,14 @@ struct qp_pool *qp_pool_create(const char *who, struct ibv_cq *send_cq, struct i
                                struct ibv_srq *srq, struct rc_qp_caps *caps, int keep, int threads);
 void qp_pool_destroy(struct qp_pool *p);
 
-/* A QP in INIT (with the caps it was granted), or NULL: then one is being made for this
- * caller (ask again later). */
+/* A QP in INIT (with the caps it was granted), or NULL if none is ready. */
 struct ibv_qp *qp_pool_take(struct qp_pool *p, struct rc_qp_caps *granted);
+
+/* One more QP is wanted by a caller that will take it later with qp_pool_take_asked. */
+void qp_pool_ask(struct qp_pool *p);
+
+/* As qp_pool_take, for a caller that asked: a QP taken settles its ask. */
+struct ibv_qp *qp_pool_take_asked(struct qp_pool *p, struct rc_qp_caps *granted);
 
 /*
  * Moves qp (in INIT) to RTR towards `remote` and then to RTS, in the

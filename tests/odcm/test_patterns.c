@@ -4,11 +4,18 @@
  * accumulates, checked by the owners), then every process's client->server
  * connection count and every data server's server->client count must equal
  * what that pattern requires: no more (nothing connected eagerly), no less.
+ * On softib, the QPs that exist in the whole fabric are counted too: one per
+ * connection end, plus the UD QPs and the QPs pools keep made ahead, never
+ * more (a pool that kept making QPs for callers that had one already would
+ * fill the device at scale).
  * Usage: test_patterns ring|neighbours|alltoall|local|storm [--expect-retransmissions]
  * Barriers here are MPI's own, so that the runtime's RDMA barrier (which
  * connects node masters) does not add connections to the count.
  */
+#include <dlfcn.h>
 #include <mpi.h>
+#include <softib/softib.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "odcm/cm_server.h"
@@ -17,6 +24,20 @@
 #include "core/topology.h"
 
 static int me, n;
+
+/* QPs in the softib fabric now, or -1 when the runtime does not use softib. */
+static long fabric_qps(void)
+{
+    void *softib = dlopen("libsoftib.so.0", RTLD_NOW | RTLD_NOLOAD);
+    if (!softib)
+        return -1;
+    int (*stats)(struct softib_fabric_stats *) =
+        (int (*)(struct softib_fabric_stats *))dlsym(softib, "softib_fabric_stats");
+    struct softib_fabric_stats st = {.size = sizeof(st)};
+    CHECK(stats && stats(&st) == 0, "softib_fabric_stats failed");
+    dlclose(softib);
+    return st.qps;
+}
 
 /* targets[r * n + t] != 0: rank r talks to rank t. */
 static void make_pattern(const char *name, char *targets)
@@ -138,6 +159,21 @@ int main(int argc, char **argv)
         CHECK(served == want, "pattern %s: data server holds %ld connections, expected %ld",
               pattern, served, want);
     }
+    /* Every process's connections are up and nobody connects any more (MPI barrier). */
+    long conns_total;
+    MPI_Allreduce(&mine, &conns_total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    long qps = fabric_qps();
+    if (me == 0 && qps >= 0) {
+        const char *keep_env = getenv("ARMCI_QP_POOL");
+        long keep = keep_env ? atol(keep_env) : 4;
+        /* both ends of each connection; a client and a server UD QP and pool per process */
+        long bound = 2 * conns_total + 2L * n + 2L * n * keep;
+        CHECK(qps <= bound, "pattern %s: %ld QPs in the fabric for %ld connections (at most %ld)",
+              pattern, qps, conns_total, bound);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+
     long retrans = cm_retransmissions(), total;
     MPI_Allreduce(&retrans, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (expect_retrans)

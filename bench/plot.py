@@ -8,7 +8,6 @@ vs put per type, message rate vs outstanding operations, strided bandwidth vs pa
 connection setup vs processes, barriers, threads. A figure whose CSV file is missing is
 skipped with a message. Needs matplotlib (Debian: python3-matplotlib).
 """
-import csv
 import math
 import sys
 from pathlib import Path
@@ -18,6 +17,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 (the backend is chosen first)
 from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+from results_csv import num, rows  # noqa: E402
 
 # One look per series across the figures.
 OURS_CROSS = dict(label="ARMCI-ODCM, across nodes", color="tab:blue", marker="o")
@@ -29,16 +30,6 @@ ACC_TYPES = [("int", "int"), ("lng", "long"), ("flt", "float"), ("dbl", "double"
              ("cpl", "complex"), ("dcp", "double complex")]
 
 
-def rows(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def num(r, key):
-    try:
-        return float(r[key])
-    except (KeyError, TypeError, ValueError):
-        return float("nan")
 
 
 def human_bytes(x, _pos=None):

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 build=${1:-${BUILD_DIR:-build}}
 build=$(cd "$build" && pwd) || { echo "no build directory $build" >&2; exit 1; }
 export ARMCI_SOFTIB_LIBRARY=${ARMCI_SOFTIB_LIBRARY:-$build/softib/libsoftib.so.0}
-export ARMCI_CONN_REPORT=1 SOFTIB_FABRIC=armci-scale-$$
+export ARMCI_CONN_REPORT=1
 
 app_args() {
     case $1 in
@@ -51,6 +51,8 @@ for np in ${SCALE_PROCS:-64 128 256}; do
                     else
                         status=failed-exit-$rc
                     fi
+                    echo "$app $np x $k cap $cap: $status" >&2
+                    echo "$out" | grep -v '^RESULT' | tail -n 5 >&2
                 fi
                 nodes=$(( (np + k - 1) / k ))
                 echo "$app,$np,$k,$nodes,$cap,$status,$(field check "$result"),$(field digest "$result"),$(field time_s "$result"),$wall,$(field c2s_avg "$report"),$(field c2s_max "$report"),$(field s2c_avg "$report"),$(field s2c_max "$report"),$(field c2s_peak_max "$report"),$(field s2c_peak_max "$report"),$(field closed "$report"),$(field reopened "$report"),$(field asked "$report"),$(field over_cap "$report"),$(field setups "$report"),$(field setup_us_avg "$report"),$(field retrans "$report"),$(field mem_bytes "$report"),$(field static_mem_bytes "$report"),$(field rt_mem_avg "$report"),$(field rt_mem_max "$report")"

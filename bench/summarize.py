@@ -1,13 +1,10 @@
 #!/usr/bin/env python3
 """Prints the ratios the project's issues ask for from a bench/run-all.sh results directory."""
-import csv
 import sys
 from pathlib import Path
 
+from results_csv import num, rows
 
-def rows(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
 
 
 def pick(table, **want):
@@ -16,9 +13,6 @@ def pick(table, **want):
             return r
     return None
 
-
-def num(r, key):
-    return float(r[key]) if r and r.get(key) not in (None, "") else float("nan")
 
 
 ACC_TYPES = ("int", "lng", "flt", "dbl", "cpl", "dcp")

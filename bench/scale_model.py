@@ -1,0 +1,399 @@
+#!/usr/bin/env python3
+"""A model of connections, memory and all-connect time, fitted to bench/scale.sh runs.
+
+    python3 bench/scale_model.py SCALE_CSV [CONNECT_CSV] [OUT_DIR]
+
+SCALE_CSV is bench/scale.sh's output; CONNECT_CSV a bench/run-all.sh connect.csv (its
+one-to-all rows time one process connecting to every other node). Prints the fitted
+parameters, the model against every run (measured / model), and its predictions at 1 K,
+8 K and 64 K processes next to the ODCM paper's Tables I-IV, as CSV sections; draws
+scale-model.png into OUT_DIR (default: SCALE_CSV's folder) when matplotlib is there.
+
+The model, per process, N processes in M = N / k nodes of k processes:
+  connections  LU: the nodes of the process's row and column of the 2-D grid (lu.c's
+               squarest grid), counted exactly; RandomAccess, LJ: the distinct nodes hit
+               by D remote targets drawn uniformly, (M - 1)(1 - (1 - 1/(M - 1))^D), with
+               D fitted per application (weak scaling: a process's work stays the same).
+               With a cap: min(cap, that). Servers: k x the clients' average, since every
+               connection has one end in a client and one in a data server.
+  QP memory    connections x (client QP + server QP bytes), both from the report's
+               model (mem_bytes); static: every process to every other node.
+  runtime      rt_mem = a0 + aN N + aM M + aC C (least squares per application; the
+               terms of docs/SCALING.md: per-process index and directory entries,
+               per-node segment tables, per-connection records on both ends).
+  all-connect  one process connecting to M - 1 nodes: t0 + t1 (M - 1), fitted to the
+               one-to-all rows per protocol.
+"""
+import csv
+import math
+import sys
+from pathlib import Path
+
+from results_csv import num, rows
+
+
+APPS = ["lu", "randomaccess", "lj"]
+PREDICT_PROCS = [1024, 8192, 65536]
+PREDICT_NODE_SIZES = [1, 6, 16]  # 6: the paper's processes per node
+CAP = 8
+
+# The ODCM paper's published averages (6 processes per node).
+PAPER_PROCS = [128, 256, 512, 1024]
+PAPER_C2S = {"lu": [12, 19, 25, 31], "lj": [22, 44, 88, 176], "randomaccess": [21, 43, 87, 175]}
+PAPER_S2C = {"lu": [71, 112, 197, 263], "lj": [128, 256, 512, 1024],
+             "randomaccess": [123, 251, 507, 1021]}
+STOMP_PROCS = [128, 256, 512, 1024, 2048, 4096]
+STOMP_C2S = [3, 3, 3, 6, 10, 10]  # per process count, the largest grid run there
+STOMP_S2C = [21, 22, 23, 35, 61, 62]
+
+
+def lstsq(x, y):
+    """Least squares by the normal equations (a few unknowns; no numpy needed)."""
+    n = len(x[0])
+    a = [[sum(r[i] * r[j] for r in x) for j in range(n)] + [sum(r[i] * v for r, v in zip(x, y))]
+         for i in range(n)]
+    for i in range(n):
+        p = max(range(i, n), key=lambda r: abs(a[r][i]))
+        a[i], a[p] = a[p], a[i]
+        if abs(a[i][i]) < 1e-12:
+            return [math.nan] * n
+        for r in range(n):
+            if r != i:
+                f = a[r][i] / a[i][i]
+                a[r] = [u - f * v for u, v in zip(a[r], a[i])]
+    return [a[i][n] / a[i][i] for i in range(n)]
+
+
+def nonnegative_lstsq(x, y):
+    """Least squares with every coefficient >= 0 (memory does not shrink as a job grows):
+    the best fit over the subsets of terms whose own fit is non-negative."""
+    n = len(x[0])
+    best = (math.inf, [math.nan] * n)
+    for mask in range(1, 1 << n):
+        cols = [j for j in range(n) if mask >> j & 1]
+        coef = lstsq([[r[j] for j in cols] for r in x], y)
+        if any(math.isnan(c) or c < 0 for c in coef):
+            continue
+        full = [0.0] * n
+        for j, c in zip(cols, coef):
+            full[j] = c
+        res = sum((sum(a * b for a, b in zip(r, full)) - v) ** 2 for r, v in zip(x, y))
+        best = min(best, (res, full))
+    return best[1]
+
+
+def median(v):
+    v = sorted(v)
+    return (v[len(v) // 2] + v[(len(v) - 1) // 2]) / 2
+
+
+
+
+def nodes(n, k):
+    return (n + k - 1) // k
+
+
+# ---- connections ----
+
+def lu_grid(n):
+    pr = max(d for d in range(1, math.isqrt(n) + 1) if n % d == 0)
+    return pr, n // pr
+
+
+# bench/scale.sh runs lu -n 192 -b 24: 8 x 8 blocks. Predictions give every process
+# four blocks (2 pr x 2 pc), so the problem grows with the job.
+LU_RUN_BLOCKS = 8
+
+
+def barrier_partners(node, m):
+    """Nodes a node master writes to in the RDMA barrier (barrier.c: pairwise exchange by
+    recursive doubling over the largest power of two; the nodes beyond it pair with one
+    inside)."""
+    p2 = 1 << (m.bit_length() - 1)
+    if node >= p2:
+        return {node - p2}
+    out = {node ^ (1 << i) for i in range(p2.bit_length() - 1)}
+    if node + p2 < m:
+        out.add(node + p2)
+    return out
+
+
+def lu_connections(n, k, nb=None, samples=256):
+    """Average over processes of the other nodes whose blocks a process's blocks need.
+
+    Block (I, J) (owner: grid process (I mod pr, J mod pc), as in lu.c) is computed
+    from L(I, K) and U(K, J) for K < min(I, J) and the diagonal block, and checked
+    by recomputing the product from those same blocks for K <= min(I, J). Node masters
+    also reach their barrier partners (LU has a barrier after every phase).
+    """
+    pr, pc = lu_grid(n)
+    nb = nb or 2 * max(pr, pc)
+    step = max(1, n // samples)
+    total, count = 0, 0
+    for p in range(0, n, step):
+        r, c = divmod(p, pc)
+        peers = set()
+        for bi in range(r, nb, pr):
+            for bj in range(c, nb, pc):
+                for kk in range(min(bi, bj) + 1):
+                    peers.add((bi % pr) * pc + kk % pc)
+                    peers.add((kk % pr) * pc + bj % pc)
+        reached = {q // k for q in peers}
+        if p % k == 0:
+            reached |= barrier_partners(p // k, nodes(n, k))
+        total += len(reached - {p // k})
+        count += 1
+    return total / count
+
+
+def distinct_nodes(m, d):
+    """Expected distinct other nodes among m - 1 hit by d uniform draws."""
+    if m <= 1:
+        return 0.0
+    return (m - 1) * (1 - (1 - 1 / (m - 1)) ** d)
+
+
+def fit_draws(runs):
+    """The smallest D that explains the uncapped runs' c2s averages as well as any D does
+    (least squares on a log grid; runs that reached every node only bound D from below)."""
+    grid = [10 ** (6 * i / 2000) for i in range(2001)]
+    err = [sum((distinct_nodes(nodes(n, k), d) - c) ** 2 for n, k, c in runs) for d in grid]
+    tolerance = min(err) + 1e-3 * sum(c * c for _, _, c in runs)
+    return next(d for d, e in zip(grid, err) if e <= tolerance)
+
+
+class Model:
+    def __init__(self, scale, connect):
+        ok = [r for r in scale if r["status"] == "ok"]
+        self.draws = {}
+        for app in ("randomaccess", "lj"):
+            runs = [(int(r["procs"]), int(r["node_size"]), num(r, "c2s_avg"))
+                    for r in ok if r["app"] == app and r["cap"] == "0"]
+            self.draws[app] = fit_draws(runs) if runs else math.nan
+        # bytes of QP memory per connection (client end + server end)
+        per_conn = [num(r, "mem_bytes") / (int(r["procs"]) * num(r, "c2s_avg"))
+                    for r in ok if num(r, "c2s_avg") > 0]
+        self.qp_pair_bytes = median(per_conn) if per_conn else math.nan
+        self.rt = {}
+        for app in APPS:
+            a = [r for r in ok if r["app"] == app and not math.isnan(num(r, "rt_mem_avg"))]
+            if len(a) < 4:
+                continue
+            x = [[1, int(r["procs"]), nodes(int(r["procs"]), int(r["node_size"])),
+                  num(r, "c2s_avg")] for r in a]
+            self.rt[app] = nonnegative_lstsq(x, [num(r, "rt_mem_avg") for r in a])
+        self.connect = {}
+        for proto in ("overlap", "serial"):
+            pts = [(num(r, "connections"), num(r, "usec")) for r in connect
+                   if r["mode"] == "ondemand" and r["protocol"] == proto
+                   and r["scenario"] == "one-to-all"]
+            if len(pts) >= 2:
+                self.connect[proto] = lstsq([[1, c] for c, _ in pts], [t for _, t in pts])
+
+    def c2s(self, app, n, k, cap=0, run=False):
+        """Per process; run: the problem bench/scale.sh ran, else one growing with n."""
+        m = nodes(n, k)
+        if app == "lu":
+            c = lu_connections(n, k, LU_RUN_BLOCKS if run else None)
+        else:
+            c = distinct_nodes(m, self.draws[app])
+        return min(c, cap) if cap else c
+
+    def s2c(self, app, n, k, cap=0):
+        return k * self.c2s(app, n, k, cap) if nodes(n, k) > 1 else 0.0
+
+    def qp_mem(self, app, n, k, cap=0):
+        return self.c2s(app, n, k, cap) * self.qp_pair_bytes
+
+    def static_qp_mem(self, n, k):
+        return (nodes(n, k) - 1) * self.qp_pair_bytes
+
+    def rt_mem(self, app, n, k, cap=0, run=False):
+        if app not in self.rt:
+            return math.nan
+        a0, an, am, ac = self.rt[app]
+        return a0 + an * n + am * nodes(n, k) + ac * self.c2s(app, n, k, cap, run)
+
+    def all_connect_us(self, proto, n, k):
+        if proto not in self.connect:
+            return math.nan
+        t0, t1 = self.connect[proto]
+        return t0 + t1 * (nodes(n, k) - 1)
+
+
+def emit(title, header, lines):
+    print(f"# {title}")
+    w = csv.writer(sys.stdout, lineterminator="\n")
+    w.writerow(header)
+    w.writerows(lines)
+    print()
+
+
+def fmt(x, digits=1):
+    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def report(model, scale):
+    emit("fitted parameters", ["parameter", "value", "meaning"],
+         [[f"D_{a}", fmt(model.draws[a]), "remote targets per process (distinct-node model)"]
+          for a in model.draws]
+         + [["qp_pair_bytes", fmt(model.qp_pair_bytes, 0), "client + server QP per connection"]]
+         + [[f"rt_{a}", " ".join(fmt(v, 2) for v in model.rt[a]),
+             "rt_mem = a0 + aN*N + aM*M + aC*C (bytes)"] for a in model.rt]
+         + [[f"connect_{p}", " ".join(fmt(v, 1) for v in model.connect[p]),
+             "one-to-all us = t0 + t1*(M-1)"] for p in model.connect])
+    lines = []
+    for r in scale:
+        if r["status"] != "ok":
+            lines.append([r["app"], r["procs"], r["node_size"], r["cap"], r["status"]] + [""] * 6)
+            continue
+        n, k, cap = int(r["procs"]), int(r["node_size"]), int(r["cap"])
+        c_model = model.c2s(r["app"], n, k, cap, run=True)
+        rt_model = model.rt_mem(r["app"], n, k, cap, run=True)
+        lines.append([r["app"], n, k, cap, r["status"], r["c2s_avg"], fmt(c_model, 2),
+                      fmt(num(r, "c2s_avg") / c_model if c_model else math.nan, 2),
+                      r["rt_mem_avg"], fmt(rt_model, 0),
+                      fmt(num(r, "rt_mem_avg") / rt_model, 2)])
+    emit("model vs runs",
+         ["app", "procs", "node_size", "cap", "status", "c2s_avg", "c2s_model", "c2s_ratio",
+          "rt_mem_avg", "rt_mem_model", "rt_mem_ratio"], lines)
+    pred = []
+    for app in APPS:
+        for n in PREDICT_PROCS:
+            for k in PREDICT_NODE_SIZES:
+                pred.append([app, n, k, nodes(n, k), fmt(model.c2s(app, n, k), 1),
+                             fmt(model.c2s(app, n, k, CAP), 1), fmt(model.s2c(app, n, k), 1),
+                             fmt(model.s2c(app, n, k, CAP), 1), nodes(n, k) - 1,
+                             (nodes(n, k) - 1) * k if nodes(n, k) > 1 else 0,
+                             fmt(model.qp_mem(app, n, k) / 1024, 0),
+                             fmt(model.qp_mem(app, n, k, CAP) / 1024, 0),
+                             fmt(model.static_qp_mem(n, k) / 1024, 0),
+                             fmt(model.rt_mem(app, n, k) / 1024, 0),
+                             fmt(model.rt_mem(app, n, k, CAP) / 1024, 0),
+                             fmt(model.all_connect_us("overlap", n, k) / 1000, 1),
+                             fmt(model.all_connect_us("serial", n, k) / 1000, 1)])
+    emit(f"predictions (cap = {CAP})",
+         ["app", "procs", "node_size", "nodes", "c2s", "c2s_cap", "s2c", "s2c_cap",
+          "static_c2s", "static_s2c", "qp_mem_kib", "qp_mem_cap_kib", "static_qp_mem_kib",
+          "rt_mem_kib", "rt_mem_cap_kib", "all_connect_overlap_ms", "all_connect_serial_ms"],
+         pred)
+    paper = []
+    for app in APPS:
+        for i, n in enumerate(PAPER_PROCS):
+            paper.append([app, n, PAPER_C2S[app][i], fmt(model.c2s(app, n, 6), 1),
+                          PAPER_S2C[app][i], fmt(model.s2c(app, n, 6), 1)])
+    emit("paper Tables I-II (6 processes per node) vs the model at the same size",
+         ["app", "procs", "paper_c2s", "model_c2s", "paper_s2c", "model_s2c"], paper)
+
+
+def measured_vs_model(ax, model, scale, key, model_of, title, unit=1.0):
+    """One point per run: measured against the model at the run's own size, with y = x
+    and the 2x band."""
+    colors = {"lu": "tab:blue", "randomaccess": "tab:red", "lj": "tab:green"}
+    lo, hi = math.inf, 0.0
+    for app in APPS:
+        for cap, marker in (("0", "o"), (str(CAP), "x")):
+            pts = [(model_of(r) / unit, num(r, key) / unit) for r in scale
+                   if r["app"] == app and r["status"] == "ok" and r["cap"] == cap]
+            pts = [(x, y) for x, y in pts if x > 0 and y > 0]
+            if not pts:
+                continue
+            ax.plot([x for x, _ in pts], [y for _, y in pts], ls="none", marker=marker,
+                    color=colors[app], mfc="none",
+                    label=f"{app}, {'no cap' if cap == '0' else f'cap {CAP}'}")
+            lo = min(lo, *(min(p) for p in pts))
+            hi = max(hi, *(max(p) for p in pts))
+    if hi > 0:
+        line = [lo / 2, hi * 2]
+        ax.plot(line, line, color="k", lw=0.8, label="measured = model")
+        ax.fill_between(line, [v / 2 for v in line], [v * 2 for v in line], color="k",
+                        alpha=0.07, label="within 2x")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("model")
+    ax.set_ylabel("measured")
+
+
+def plot(model, scale, out):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("no matplotlib: no plot", file=sys.stderr)
+        return
+    procs = [2 ** e for e in range(6, 17)]
+    colors = {"lu": "tab:blue", "randomaccess": "tab:red", "lj": "tab:green"}
+    fig, ax = plt.subplots(2, 3, figsize=(18, 10))
+    (a_c2s, a_s2c, a_cfit), (a_mem, a_time, a_mfit) = ax
+    for app in APPS:
+        col = colors[app]
+        a_c2s.plot(procs, [model.c2s(app, n, 6) for n in procs], color=col,
+                   label=f"{app}: model")
+        a_c2s.plot(procs, [model.c2s(app, n, 6, CAP) for n in procs], color=col, ls=":",
+                   label=f"{app}: model, cap {CAP}")
+        a_c2s.plot(PAPER_PROCS, PAPER_C2S[app], color=col, marker="s", ls="none",
+                   label=f"{app}: paper Table I")
+        a_s2c.plot(procs, [model.s2c(app, n, 6) for n in procs], color=col,
+                   label=f"{app}: model")
+        a_s2c.plot(procs, [model.s2c(app, n, 6, CAP) for n in procs], color=col, ls=":",
+                   label=f"{app}: model, cap {CAP}")
+        a_s2c.plot(PAPER_PROCS, PAPER_S2C[app], color=col, marker="s", ls="none",
+                   label=f"{app}: paper Table II")
+        a_mem.plot(procs, [model.rt_mem(app, n, 6) / 1024 for n in procs], color=col,
+                   label=f"{app}: runtime memory")
+        a_mem.plot(procs, [(model.rt_mem(app, n, 6) + model.qp_mem(app, n, 6)) / 1024
+                           for n in procs], color=col, ls="--", label=f"{app}: + QP memory")
+        a_mem.plot(procs, [(model.rt_mem(app, n, 6, CAP) + model.qp_mem(app, n, 6, CAP)) / 1024
+                           for n in procs], color=col, ls=":", label=f"{app}: + QPs, cap {CAP}")
+    a_c2s.plot(STOMP_PROCS, STOMP_C2S, color="k", marker="D", ls="none",
+               label="STOMP: paper Table III")
+    a_s2c.plot(STOMP_PROCS, STOMP_S2C, color="k", marker="D", ls="none",
+               label="STOMP: paper Table IV")
+    a_mem.plot(procs, [model.static_qp_mem(n, 6) / 1024 for n in procs], color="k",
+               label="static: QP memory alone")
+    for proto, ls in (("overlap", "-"), ("serial", "--")):
+        for k in PREDICT_NODE_SIZES:
+            a_time.plot(procs, [model.all_connect_us(proto, n, k) / 1000 for n in procs], ls=ls,
+                        label=f"{proto}, {k} per node")
+    for a, title, ylabel in (
+            (a_c2s, "client-to-server connections per process, 6 per node", "connections"),
+            (a_s2c, "server-to-client connections per data server, 6 per node", "connections"),
+            (a_mem, "memory per process, 6 per node", "KiB"),
+            (a_time, "one process connecting to every other node (model)", "ms")):
+        a.set_xscale("log", base=2)
+        a.set_yscale("log")
+        a.set_title(title, fontsize=10)
+        a.set_xlabel("processes")
+        a.set_ylabel(ylabel)
+    measured_vs_model(a_cfit, model, scale, "c2s_avg",
+                      lambda r: model.c2s(r["app"], int(r["procs"]), int(r["node_size"]),
+                                          int(r["cap"]), run=True),
+                      "bench/scale.sh runs: connections per process")
+    measured_vs_model(a_mfit, model, scale, "rt_mem_avg",
+                      lambda r: model.rt_mem(r["app"], int(r["procs"]), int(r["node_size"]),
+                                             int(r["cap"]), run=True),
+                      "bench/scale.sh runs: runtime memory per process (KiB)", unit=1024)
+    for a in ax.flat:
+        a.grid(True, which="both", alpha=0.3)
+        a.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    path = Path(out) / "scale-model.png"
+    fig.savefig(path, dpi=100)
+    print(f"# plot: {path}", file=sys.stderr)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    scale = rows(sys.argv[1])
+    connect = rows(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2] else []
+    out = sys.argv[3] if len(sys.argv) > 3 else str(Path(sys.argv[1]).parent)
+    model = Model(scale, connect)
+    report(model, scale)
+    plot(model, scale, out)
+
+
+if __name__ == "__main__":
+    main()

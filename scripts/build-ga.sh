@@ -183,8 +183,11 @@ else
     headers_hash=system
 fi
 # --enable-thread-safety: GA's own tables (non-blocking handles) are locked, so its
-# threaded tests test the ARMCI under them, not GA's races.
-configure_common="--enable-f77 --enable-thread-safety MPICC=mpicc MPIF77=mpif77 ${GA_CONFIGURE_ARGS:-}"
+# threaded tests test the ARMCI under them, not GA's races. GA 5.8.2 compiles that lock
+# only when PTHREADS is defined, which its configure does for its own ARMCI networks but
+# not for an external ARMCI (--with-armci): without -DPTHREADS two threads share GA's
+# non-blocking handles and thread_perf_contig reads stale data or corrupts the heap.
+configure_common="--enable-f77 --enable-thread-safety CPPFLAGS=-DPTHREADS MPICC=mpicc MPIF77=mpif77 ${GA_CONFIGURE_ARGS:-}"
 key=$({
     echo "v$cache_version $mode $src_hash $headers_hash prefix=${prefix:-cache}"
     echo "$configure_common"

@@ -329,18 +329,13 @@ def plot(model, scale, out):
     (a_c2s, a_s2c, a_cfit), (a_mem, a_time, a_mfit) = ax
     for app in APPS:
         col = colors[app]
-        a_c2s.plot(procs, [model.c2s(app, n, 6) for n in procs], color=col,
-                   label=f"{app}: model")
-        a_c2s.plot(procs, [model.c2s(app, n, 6, CAP) for n in procs], color=col, ls=":",
+        for a, count, paper, table in ((a_c2s, model.c2s, PAPER_C2S, "I"),
+                                       (a_s2c, model.s2c, PAPER_S2C, "II")):
+            a.plot(procs, [count(app, n, 6) for n in procs], color=col, label=f"{app}: model")
+            a.plot(procs, [count(app, n, 6, CAP) for n in procs], color=col, ls=":",
                    label=f"{app}: model, cap {CAP}")
-        a_c2s.plot(PAPER_PROCS, PAPER_C2S[app], color=col, marker="s", ls="none",
-                   label=f"{app}: paper Table I")
-        a_s2c.plot(procs, [model.s2c(app, n, 6) for n in procs], color=col,
-                   label=f"{app}: model")
-        a_s2c.plot(procs, [model.s2c(app, n, 6, CAP) for n in procs], color=col, ls=":",
-                   label=f"{app}: model, cap {CAP}")
-        a_s2c.plot(PAPER_PROCS, PAPER_S2C[app], color=col, marker="s", ls="none",
-                   label=f"{app}: paper Table II")
+            a.plot(PAPER_PROCS, paper[app], color=col, marker="s", ls="none",
+                   label=f"{app}: paper Table {table}")
         a_mem.plot(procs, [model.rt_mem(app, n, 6) / 1024 for n in procs], color=col,
                    label=f"{app}: runtime memory")
         a_mem.plot(procs, [(model.rt_mem(app, n, 6) + model.qp_mem(app, n, 6)) / 1024

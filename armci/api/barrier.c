@@ -30,6 +30,7 @@
 #include "core/memstat.h"
 #include "verbs/memory.h"
 #include "core/node_shared.h"
+#include "transport/liveness.h"
 #include "transport/progress.h"
 #include "transport/remote.h"
 #include "core/runtime.h"
@@ -57,8 +58,9 @@ static uint64_t load(const volatile uint64_t *p)
     return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
 }
 
-/* Waits for *p to reach `number`: spin, then yield, then nap, making progress all along. */
-static void wait_for(const volatile uint64_t *p, uint64_t number)
+/* Waits for *p, written by `node` (-1: this node), to reach `number`: spin, then yield,
+ * then nap, making progress all along; a long wait asks whether node is still there. */
+static void wait_for(const volatile uint64_t *p, uint64_t number, int node)
 {
     double nap_after = 0;
     long nap_ns = 20000;
@@ -78,6 +80,8 @@ static void wait_for(const volatile uint64_t *p, uint64_t number)
             struct timespec nap = {0, nap_ns};
             nanosleep(&nap, NULL);
             nap_ns = nap_ns < 1000000 ? 2 * nap_ns : nap_ns;
+            if (node >= 0 && now_seconds() > nap_after + LIVENESS_QUIET_SECONDS)
+                liveness_probe(node);
         }
     }
 }
@@ -141,15 +145,15 @@ static void internode(uint64_t number)
 
     if (id >= p2) {
         signal_node(id - p2, number);
-        wait_for(&my_slots[id - p2], number);
+        wait_for(&my_slots[id - p2], number, id - p2);
         return;
     }
     if (id < extra)
-        wait_for(&my_slots[id + p2], number);
+        wait_for(&my_slots[id + p2], number, id + p2);
     for (int k = 1; k < p2; k <<= 1) {
         int partner = id ^ k;
         signal_node(partner, number);
-        wait_for(&my_slots[partner], number);
+        wait_for(&my_slots[partner], number, partner);
     }
     if (id < extra)
         signal_node(id + p2, number);
@@ -166,11 +170,11 @@ void barrier_run(void)
     int on_node = topo_node_nprocs(topo.my_node);
     if (!topo_is_master()) {
         __atomic_store_n(&mine->value, number, __ATOMIC_RELEASE);
-        wait_for(&node_shm->barrier_release.value, number);
+        wait_for(&node_shm->barrier_release.value, number, -1);
         return;
     }
     for (int i = 1; i < on_node; i++)
-        wait_for(&node_barrier_arrive(i)->value, number);
+        wait_for(&node_barrier_arrive(i)->value, number, -1);
     if (topo.num_nodes > 1)
         internode(number);
     __atomic_store_n(&node_shm->barrier_release.value, number, __ATOMIC_RELEASE);

@@ -25,6 +25,8 @@ struct config {
     const char *device;         /* ARMCI_IB_DEVICE: verbs device name, NULL = first active */
     int port;                   /* ARMCI_IB_PORT */
     int gid_index;              /* ARMCI_IB_GID_INDEX: -1 = choose automatically */
+    int ib_timeout;             /* ARMCI_IB_TIMEOUT: RC ACK timeout exponent */
+    int ib_retry;               /* ARMCI_IB_RETRY: RC retransmissions */
     bool server_poll;           /* ARMCI_SERVER_POLL: data server spins instead of blocking */
     int send_wqes;              /* ARMCI_SEND_WQES: send-queue depth of each client QP */
     int server_credits;         /* ARMCI_SERVER_CREDITS: outstanding requests per client */

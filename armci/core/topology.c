@@ -1,5 +1,6 @@
 #include "core/topology.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core/config.h"
@@ -84,6 +85,8 @@ void topo_build(struct topology *t, const int *node_of, int n)
 long topo_map_bytes(const struct topology *t)
 {
     long bytes = t->node_first ? (long)sizeof(int) * (t->num_nodes + 1) : 0;
+    if (t->host_names)
+        bytes += (long)sizeof(*t->host_names) * t->num_nodes;
     if (t->node_of)
         bytes += 3 * (long)sizeof(int) * t->nprocs;
     return bytes;
@@ -95,7 +98,38 @@ void topo_free_maps(struct topology *t)
     free(t->node_of);
     free(t->local_of);
     free(t->node_ranks);
+    free(t->host_names);
     t->node_first = t->node_of = t->local_of = t->node_ranks = NULL;
+    t->host_names = NULL;
+}
+
+/* Nodes that are hosts: each master's host name, gathered over the masters and passed on
+ * within each node. */
+static void gather_host_names(void)
+{
+    char mine[MPI_MAX_PROCESSOR_NAME] = "";
+    int len = 0;
+    MPI_Get_processor_name(mine, &len);
+    topo.host_names = xcalloc((size_t)topo.num_nodes, sizeof(*topo.host_names));
+    snprintf(topo.host_names[topo.my_node], TOPO_HOST_CHARS, "%s", mine);
+    if (topo.master_comm != MPI_COMM_NULL)
+        MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, topo.host_names, TOPO_HOST_CHARS,
+                      MPI_CHAR, topo.master_comm);
+    MPI_Bcast(topo.host_names, TOPO_HOST_CHARS * topo.num_nodes, MPI_CHAR, 0, topo.node_comm);
+}
+
+void topo_describe_node(int node, char *buf, size_t len)
+{
+    int first = topo_node_master(node), n = topo_node_nprocs(node);
+    char ranks[48];
+    if (n == 1)
+        snprintf(ranks, sizeof(ranks), "rank %d", first);
+    else
+        snprintf(ranks, sizeof(ranks), "%d ranks, the lowest %d", n, first);
+    if (topo.host_names)
+        snprintf(buf, len, "node %d (host %s, %s)", node, topo.host_names[node], ranks);
+    else
+        snprintf(buf, len, "node %d (%s, a virtual node of this host)", node, ranks);
 }
 
 void topo_init(void)
@@ -104,13 +138,15 @@ void topo_init(void)
     assign_nodes(node_of);
     topo_build(&topo, node_of, rt.nprocs);
     free(node_of);
-    memstat_add(MEM_TOPOLOGY, topo_map_bytes(&topo));
 
     topo.my_node = topo_node_of(rt.me);
     topo.my_local = topo_local_index(rt.me);
     MPI_Comm_split(rt.comm, topo.my_node, rt.me, &topo.node_comm);
     MPI_Comm_split(rt.comm, topo_is_master() ? 0 : MPI_UNDEFINED, rt.me, &topo.master_comm);
+    if (cfg.node_size <= 0)
+        gather_host_names();
 
+    memstat_add(MEM_TOPOLOGY, topo_map_bytes(&topo));
     armci_log("node %d of %d, local index %d of %d%s", topo.my_node, topo.num_nodes, topo.my_local,
               topo_node_nprocs(topo.my_node), topo_is_master() ? " (master)" : "");
 }

@@ -15,6 +15,9 @@
 
 #include <mpi.h>
 #include <stdbool.h>
+#include <stddef.h>
+
+#define TOPO_HOST_CHARS 48 /* a host name kept per node, truncated */
 
 struct topology {
     int nprocs;
@@ -27,6 +30,9 @@ struct topology {
     int *node_of;         /* [nprocs] node of each rank */
     int *local_of;        /* [nprocs] index of each rank within its node */
     int *node_ranks;      /* [nprocs] ranks grouped by node, ascending within a node */
+    /* [num_nodes] host name of each node when nodes are hosts (NULL for virtual nodes:
+     * they all share this host), for messages that must name a node a user can find. */
+    char (*host_names)[TOPO_HOST_CHARS];
     MPI_Comm node_comm;   /* my node's processes */
     MPI_Comm master_comm; /* one process per node; MPI_COMM_NULL on non-masters */
 };
@@ -34,6 +40,8 @@ struct topology {
 extern struct topology topo;
 
 void topo_init(void);
+/* "node N (host H, ranks a-b)": what error messages say of a node. */
+void topo_describe_node(int node, char *buf, size_t len);
 void topo_fini(void);
 
 /*

@@ -80,6 +80,8 @@ struct conn {
     uint64_t flush_addr; /* where a flush may write */
     uint32_t flush_rkey;
     bool sq_dirty; /* lazy works wait for a flush */
+    bool probing;     /* a liveness probe is in flight (transport/liveness.h) */
+    double probed_at; /* when the last one was posted */
 };
 
 struct pending_op;

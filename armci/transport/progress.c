@@ -16,7 +16,9 @@
 #include "transport/progress.h"
 #include "core/threads.h"
 #include "core/util.h"
+#include "core/topology.h"
 #include "transport/client.h"
+#include "transport/liveness.h"
 #include "transport/replies.h"
 #include "transport/send_queue.h"
 
@@ -74,6 +76,28 @@ static void work_request_done(struct work *f)
 }
 
 /*
+ * A request that failed. A node whose adapter stopped acknowledging (retry
+ * counter exceeded) is lost: its host is down, hung or cut off. The job
+ * cannot go on without the memory and the data server of that node: say
+ * which node and host, and end it.
+ */
+static void failed(const struct work *f, const struct conn *c, const struct ibv_wc *wc)
+{
+    char node[160];
+    topo_describe_node(c->node, node, sizeof(node));
+    if (wc->status == IBV_WC_RETRY_EXC_ERR)
+        armci_die(NULL,
+                  "%s is lost: its adapter stopped answering (%s, after %s; "
+                  "ARMCI_IB_RETRY=%d retransmissions of ARMCI_IB_TIMEOUT=%d): "
+                  "the host is down, hung or unreachable",
+                  node, ibv_wc_status_str(wc->status), f ? f->what : "an RDMA operation",
+                  cfg.ib_retry, cfg.ib_timeout);
+    armci_die(NULL, "%s to %s failed: %s (vendor error 0x%x)",
+              f ? f->what : "an RDMA operation", node, ibv_wc_status_str(wc->status),
+              wc->vendor_err);
+}
+
+/*
  * A signaled send completion: it retires the run of requests before it on
  * its connection (send_queue.h), the lazy works among them first, then its
  * own work if it is a work's last request (tag POINTER) rather than a
@@ -85,9 +109,7 @@ void on_send_completion(void *ctx, const struct ibv_wc *wc)
     struct work *f = own ? wr_id_pointer(wc->wr_id) : NULL;
     struct conn *c = own ? f->conn : wr_id_pointer(wc->wr_id);
     if (wc->status != IBV_WC_SUCCESS)
-        armci_die(NULL, "%s to node %d failed: %s (vendor error 0x%x)",
-                  f ? f->what : "an RDMA operation", c->node, ibv_wc_status_str(wc->status),
-                  wc->vendor_err);
+        failed(f, c, wc);
     struct sq_retire r = sq_completed(c);
     for (uint32_t i = 0; i < r.lazy; i++)
         work_request_done(sq_pop_lazy(c));
@@ -144,6 +166,8 @@ static int poll_all(void)
     int n = endpoint_poll(&ep.cq);
     n += cm_progress();
     conns_drain_ready();
+    if (n)
+        liveness_progressed();
     return n;
 }
 
@@ -214,6 +238,7 @@ static void wait_once(void)
         spin_pause();
     } while (now_seconds() < spin_until);
     check_async_events();
+    liveness_waiting();
     struct pollfd extra[2] = {{.fd = vdev.ctx->async_fd, .events = POLLIN}};
     int nextra = 1;
     int cm_fd = cm_wait_fd();

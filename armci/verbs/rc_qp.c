@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/config.h"
 #include "core/error.h"
 
 int rc_qp_open(struct ibv_cq *send_cq, struct ibv_cq *recv_cq, struct ibv_srq *srq,
@@ -99,8 +100,10 @@ int rc_qp_rts_state(struct ibv_qp *qp, uint32_t my_psn)
     struct ibv_qp_attr attr = {
         .qp_state = IBV_QPS_RTS,
         .sq_psn = my_psn,
-        .timeout = 14, /* 4.096 us * 2^14 = 67 ms per try */
-        .retry_cnt = 7,
+        /* A peer silent for timeout x (retry_cnt + 1) is lost (17, 7: 4.3 s, long enough
+         * for a link that flaps for a second or two to come back). */
+        .timeout = (uint8_t)cfg.ib_timeout,
+        .retry_cnt = (uint8_t)cfg.ib_retry,
         .rnr_retry = 7, /* infinite: receiver-not-ready is back-pressure, not an error */
         .max_rd_atomic = rd_atomic_limit(vdev.attr.max_qp_init_rd_atom),
     };

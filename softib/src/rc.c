@@ -131,6 +131,13 @@ static enum rc_verdict do_rdma(struct rc_op *op, bool write)
     /* a zero-length RDMA carries no address to check */
     if (op->w->len && !rkey_ok(op, op->w->len, need, &mr, &va))
         return nak(op, IBV_WC_REM_ACCESS_ERR);
+    if (!op->w->len) {
+        /* Nothing to move, but a responder that is gone still does not answer (a zero-length
+         * read is how a runtime asks whether a peer is there). */
+        const struct sib_fctx *owner = sib_fctx_at(&sib_fab, d->owner);
+        if (!sib_pid_alive(owner->pid, owner->start_time))
+            return RC_LOST;
+    }
     if (op->w->len) {
         riov.iov_base = (void *)(uintptr_t)va;
         riov.iov_len = op->w->len;
@@ -353,8 +360,11 @@ enum sib_batch_step sib_rc_batch(struct sib_qp *qp, uint64_t *now)
         struct sib_swqe *w = sib_sq_entry(qp, qp->sq_head + (uint64_t)i);
         uint64_t va;
 
-        /* a zero-length RDMA carries no address to check */
-        if (w->len) {
+        /* a zero-length RDMA carries no address to check, and runs alone: it asks whether the
+         * responder is there at all (do_rdma) */
+        if (!w->len)
+            break;
+        {
             if (!rkey_check(d, w->rkey, w->raddr, w->len, need, &mr, &va) ||
                 (have_peer &&
                  (mr.owner != to.slot || mr.pid != to.pid || mr.start_time != to.start_time)))

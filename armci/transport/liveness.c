@@ -1,0 +1,67 @@
+#include "transport/liveness.h"
+
+#include <stdlib.h>
+
+#include "core/threads.h"
+#include "core/util.h"
+#include "odcm/cm.h"
+#include "transport/client.h"
+
+static double quiet_since; /* 0: something completed since the last wait */
+static double next_scan;
+
+static void probe_done(struct work *f)
+{
+    f->conn->probing = false;
+}
+
+/* A signaled zero-length RDMA read on c (no address or key is checked for zero bytes). */
+static void probe_conn(struct conn *c, double now)
+{
+    if (c->state != CONN_READY || c->probing || now < c->probed_at + 1.0)
+        return;
+    c->probing = true;
+    c->probed_at = now;
+    struct work *f = work_new(WORK_READ, c, NULL);
+    work_not_fenced(f); /* a fence need not wait for it */
+    f->on_done = probe_done;
+    struct rdma_batch b;
+    rdma_batch_init(&b);
+    rdma_batch_add(&b, c, IBV_WR_RDMA_READ, NULL, 0, 0, 0, 0, f, true, true);
+    rdma_batch_flush(&b);
+    f->what = "a liveness probe (zero-length RDMA read)";
+}
+
+void liveness_probe(int node)
+{
+    rt_lock();
+    struct conn *c = cm_conn_if_exists(node);
+    if (c)
+        probe_conn(c, now_seconds());
+    rt_unlock();
+}
+
+void liveness_progressed(void)
+{
+    quiet_since = 0;
+}
+
+void liveness_waiting(void)
+{
+    double now = now_seconds();
+    if (!quiet_since) {
+        quiet_since = now;
+        return;
+    }
+    if (now - quiet_since < LIVENESS_QUIET_SECONDS || now < next_scan)
+        return;
+    next_scan = now + 1.0;
+    int n;
+    int *nodes = cm_conn_nodes(&n);
+    for (int i = 0; i < n; i++) {
+        struct conn *c = cm_conn_if_exists(nodes[i]);
+        if (c && c->outstanding > (c->probing ? 1 : 0))
+            probe_conn(c, now);
+    }
+    free(nodes);
+}

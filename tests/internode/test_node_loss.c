@@ -1,0 +1,101 @@
+/*
+ * A node lost in the middle of a job: the survivors, waiting on it, must end
+ * with an error that names it, in bounded time, never hang.
+ *
+ *   test_node_loss MODE     (4 processes, ARMCI_NODE_SIZE=2: node 1 = ranks 2 and 3)
+ *
+ * Every rank first talks to every other (connections open, data checked),
+ * then node 1's ranks wait a moment and die by SIGKILL, master and data
+ * server with them, while the survivors wait on node 1:
+ *   barrier  in ARMCI_Barrier, for node 1's barrier flag;
+ *   lock     in ARMCI_Lock, for a grant from node 1's data server (rank 2
+ *            holds the mutex, the request was delivered and queued);
+ *   acc      in ARMCI_Fence after accumulates node 1's server has received.
+ * Nothing the survivors posted fails: their requests were all acknowledged
+ * before node 1 went. Only asking whether it is still there finds it lost.
+ * Run under mpirun with orte_enable_recovery (Open MPI) so that the launcher
+ * leaves the survivors alone, as when a host vanishes without a word.
+ * A survivor that gets through prints "survived" and exits 0 (the test then
+ * fails: it expects an error naming node 1).
+ */
+#include <mpi.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define WORDS 512
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    ARMCI_Init();
+    int me = armci_msg_me(), n = armci_msg_nproc();
+    const char *mode = argc > 1 ? argv[1] : "barrier";
+    if (n != 4) {
+        fprintf(stderr, "test_node_loss: needs 4 processes, got %d\n", n);
+        ARMCI_Error("test_node_loss: wrong process count", n);
+    }
+
+    void **base = malloc(sizeof(void *) * (size_t)n);
+    ARMCI_Malloc(base, WORDS * sizeof(long));
+    ARMCI_Create_mutexes(1);
+    long *mine = base[me];
+    for (int i = 0; i < WORDS; i++)
+        mine[i] = 0;
+    ARMCI_Barrier();
+
+    /* Everyone reaches everyone: connections open, data checked. */
+    long stamp[4];
+    for (int p = 0; p < n; p++) {
+        for (int k = 0; k < 4; k++)
+            stamp[k] = 1000 * me + p * 10 + k;
+        ARMCI_Put(stamp, (long *)base[p] + 4 * me, sizeof(stamp), p);
+    }
+    ARMCI_Barrier();
+    for (int p = 0; p < n; p++)
+        for (int k = 0; k < 4; k++)
+            if (mine[4 * p + k] != 1000 * p + me * 10 + k) {
+                fprintf(stderr, "rank %d: word %d from %d is %ld\n", me, k, p, mine[4 * p + k]);
+                ARMCI_Error("test_node_loss: data check failed before the loss", p);
+            }
+
+    bool lost_node = me >= 2;
+    if (strcmp(mode, "lock") == 0 && me == 2)
+        ARMCI_Lock(0, 2); /* held when node 1 dies: the survivors' requests queue behind it */
+    armci_msg_barrier();
+    if (lost_node) {
+        sleep(2); /* the survivors are waiting on us by now */
+        printf("rank %d: node 1 dies now\n", me);
+        fflush(stdout);
+        raise(SIGKILL);
+    }
+
+    printf("rank %d: waiting on node 1 (%s)\n", me, mode);
+    fflush(stdout);
+    if (strcmp(mode, "barrier") == 0) {
+        ARMCI_Barrier();
+    } else if (strcmp(mode, "lock") == 0) {
+        ARMCI_Lock(0, 2);
+    } else if (strcmp(mode, "acc") == 0) {
+        long one[WORDS];
+        long scale = 1;
+        for (int i = 0; i < WORDS; i++)
+            one[i] = 1;
+        /* Accumulates keep the server of node 1 busy while it dies; the fence waits. */
+        for (int round = 0; round < 200000; round++) {
+            ARMCI_Acc(ARMCI_ACC_LNG, &scale, one, base[2], sizeof(one), 2);
+            ARMCI_Fence(2);
+        }
+    } else {
+        ARMCI_Error("test_node_loss: unknown mode", 0);
+    }
+    printf("rank %d: survived the loss of node 1 (%s): no error\n", me, mode);
+    ARMCI_Finalize();
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,143 @@
+#!/bin/bash
+# cases.sh SET BUILD_DIR: the multi-host cases, run on node1 of the test
+# cluster (cluster.sh runs it there). Every case is a real MPI job over the
+# cluster's hosts (tests/multihost/mh-mpirun.sh), and passes only when
+#   - it exits 0 within its time and prints its own PASS (apps: check=PASS;
+#     every program checks its data byte for byte, apps against references);
+#   - every rank says it uses rdma-core's device rxe0 (never softib), and
+#     every rank counts as many nodes as the job has hosts (nodes come from
+#     host names: no ARMCI_NODE_SIZE is set here);
+#   - the connection report, where printed, counts hosts as nodes.
+# After the cases, no host holds an ARMCI or softib name in /dev/shm.
+#
+# SET: ci (2 hosts: one application and the internode cases), hosts (every
+# case at the cluster's layout: 2 hosts x 2 ranks or N hosts x 1, each mode),
+# or a file of cases of the same form as below. Prints `ok NAME` or
+# `FAIL NAME` with the log's tail, and `N passed, M failed` last.
+set -u
+set_name=$1 build=$2
+top=$(cd "$(dirname "$0")/../.." && pwd)
+mpirun_mh=$top/tests/multihost/mh-mpirun.sh
+hosts=${MH_NODES:?run inside the test cluster}
+per_host=${MH_PER_HOST:-}
+[ -n "$per_host" ] || per_host=$((4 / hosts))
+[ "$per_host" -ge 1 ] || per_host=1
+np=$((hosts * per_host))
+logs=${MH_LOGS:-/tmp/mh-logs}
+mkdir -p "$logs"
+unset ARMCI_NODE_SIZE
+export ARMCI_VERBOSE=1
+passed=0 failed=0
+
+# check_run NAME NPROCS MARKER LOG: the conditions above, on LOG.
+check_run() {
+    local name=$1 n=$2 marker=$3 log=$4 why=""
+    grep -q -- "$marker" "$log" || why="no '$marker' in its output"
+    grep -q "FAIL" "$log" && why="it printed FAIL"
+    local dev
+    dev=$(grep -c "verbs provider rdma-core: device rxe0" "$log")
+    [ "$dev" -eq "$n" ] || why="$dev of $n ranks on rdma-core's rxe0"
+    local nodes
+    nodes=$(grep -o 'node [0-9]* of [0-9]*' "$log" | awk '{print $4}' | sort -u | tr '\n' ' ')
+    [ "$nodes" = "$hosts " ] || why="ranks counted nodes '$nodes', the job has $hosts hosts"
+    if grep -q '^ARMCI_CONN_REPORT' "$log"; then
+        grep -q "^ARMCI_CONN_REPORT .* procs=$n nodes=$hosts " "$log" ||
+            why="the connection report does not count $hosts nodes"
+    fi
+    echo "$why"
+}
+
+# run_case NAME TIMEOUT MARKER [VAR=VALUE...] -- PROGRAM ARGS...
+run_case() {
+    local name=$1 limit=$2 marker=$3
+    shift 3
+    local envs=()
+    while [ "$1" != -- ]; do envs+=("$1"); shift; done
+    shift
+    local log=$logs/$name.log start=$SECONDS rc why
+    env ${envs[@]+"${envs[@]}"} timeout -k 10 "$limit" "$mpirun_mh" "$np" "$per_host" "$@" >"$log" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        why="exit $rc"; [ $rc -eq 124 ] && why="no end within ${limit}s"
+    else
+        why=$(check_run "$name" "$np" "$marker" "$log")
+    fi
+    if [ -z "$why" ]; then
+        echo "ok   $name ($((SECONDS - start)) s)"; passed=$((passed + 1))
+    else
+        echo "FAIL $name: $why ($((SECONDS - start)) s)"; tail -n 15 "$log" | sed 's/^/    /'
+        failed=$((failed + 1))
+    fi
+}
+
+b=$build
+L="${hosts}h${per_host}"
+# The three connection modes every case class is run with in the full set.
+modes_ondemand=(ARMCI_CONNECT=ondemand)
+modes_static=(ARMCI_CONNECT=static)
+modes_cap1=(ARMCI_CONNECT=ondemand ARMCI_MAX_CONNECTIONS=1)
+
+apps() { # MODE_NAME VAR=VALUE...
+    local m=$1; shift
+    run_case "lu-$L-$m" 300 check=PASS "$@" ARMCI_CONN_REPORT=1 -- "$b/apps/lu" -n 192 -b 24
+    run_case "randomaccess-$L-$m" 300 check=PASS "$@" ARMCI_CONN_REPORT=1 -- "$b/apps/randomaccess" -l 14
+    run_case "lj-$L-$m" 300 check=PASS "$@" ARMCI_CONN_REPORT=1 -- "$b/apps/lj" -c 4 -s 10 -b 16
+}
+internode() { # MODE_NAME VAR=VALUE...
+    local m=$1; shift
+    run_case "rma-$L-$m" 300 PASS "$@" -- "$b/tests/common/test_rma" 65536 10
+    run_case "msg-$L-$m" 300 PASS "$@" -- "$b/tests/common/test_msg"
+    run_case "lock-fifo-$L-$m" 300 PASS "$@" -- "$b/tests/internode/test_lock_fifo"
+    run_case "ordering-$L-$m" 300 PASS "$@" -- "$b/tests/internode/test_ordering"
+}
+
+case $set_name in
+ci)
+    run_case "lu-$L-ondemand" 300 check=PASS ARMCI_CONN_REPORT=1 -- "$b/apps/lu" -n 192 -b 24
+    internode ondemand "${modes_ondemand[@]}"
+    run_case "rma-$L-static" 300 PASS "${modes_static[@]}" -- "$b/tests/common/test_rma" 65536 10
+    ;;
+hosts)
+    for m in ondemand static cap1; do
+        eval "vars=(\"\${modes_$m[@]}\")"
+        apps "$m" "${vars[@]}"
+        internode "$m" "${vars[@]}"
+    done
+    run_case "patterns-ring-$L" 300 PASS ARMCI_BARRIER=mpi -- "$b/tests/odcm/test_patterns" ring
+    run_case "patterns-alltoall-$L" 300 PASS ARMCI_BARRIER=mpi -- "$b/tests/odcm/test_patterns" alltoall
+    run_case "cap1-$L" 300 PASS ARMCI_BARRIER=mpi "${modes_cap1[@]}" -- "$b/tests/odcm/test_cap" 4
+    for m in ondemand static; do
+        eval "vars=(\"\${modes_$m[@]}\")"
+        run_case "strided-$L-$m" 300 PASS "${vars[@]}" -- "$b/tests/strided/test_strided" 10
+        run_case "barrier-$L-$m" 300 PASS "${vars[@]}" -- "$b/tests/barrier/test_barrier" 200
+    done
+    run_case "flag-$L" 300 PASS -- "$b/tests/strided/test_flag" 10
+    run_case "threads-ops-$L-t2" 300 PASS -- "$b/tests/threads/test_threads" ops 2
+    run_case "threads-connect-$L-t3" 300 PASS -- "$b/tests/threads/test_threads" connect 3
+    run_case "threads-mutex-$L-t2" 300 PASS -- "$b/tests/threads/test_threads" mutex 2
+    run_case "threads-mutex-$L-t2-cap1" 300 PASS "${modes_cap1[@]}" -- "$b/tests/threads/test_threads" mutex 2
+    run_case "threads-fence-$L-t2" 300 PASS -- "$b/tests/threads/test_threads" fence 2
+    for g in c_patch c_gop c_scatter c_types f_basic f_lock f_dgemm; do
+        [ -x "$b/tests/ga/$g" ] || { echo "FAIL ga-$g: not built"; failed=$((failed + 1)); continue; }
+        run_case "ga-$g-$L" 300 PASS -- "$b/tests/ga/$g"
+        run_case "ga-$g-$L-static" 300 PASS "${modes_static[@]}" -- "$b/tests/ga/$g"
+    done
+    if [ -n "${MH_GA_TESTX:-}" ]; then
+        run_case "ga-test.x-$L" 900 'All tests successful' -- "$MH_GA_TESTX"
+    fi
+    ;;
+*)
+    echo "cases.sh: unknown set $set_name" >&2; exit 2 ;;
+esac
+
+# Nothing of ARMCI or softib left in any host's /dev/shm.
+for k in $(seq 1 "$hosts"); do
+    left=$(ssh "node$k" 'ls /dev/shm' 2>/dev/null | grep -E 'armci|softib' | tr '\n' ' ')
+    if [ -n "$left" ]; then
+        echo "FAIL shm-clean-node$k: $left"; failed=$((failed + 1))
+    else
+        echo "ok   shm-clean-node$k"; passed=$((passed + 1))
+    fi
+done
+echo "multihost $set_name on $hosts hosts x $per_host: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,21 @@
+#!/bin/sh
+# mh-mpirun.sh NP PER_HOST PROGRAM [ARGS...]: starts PROGRAM on the test
+# cluster's hosts as a user of a real cluster would: mpirun with the hostfile,
+# ranks placed PER_HOST to a host in order, started on the other hosts over
+# ssh. Nodes come from host names (no ARMCI_NODE_SIZE); the verbs device is
+# whatever the runtime finds (rdma_rxe here). Every ARMCI_*/SOFTIB_* variable
+# set here is passed to all ranks. Open MPI's own traffic stays on TCP over
+# eth0 so that the RDMA device carries only ours.
+np=$1 per_host=$2
+shift 2
+[ -n "${MH_HOSTFILE:-}" ] || { echo "mh-mpirun.sh: run inside the test cluster (tests/multihost/cluster.sh)" >&2; exit 2; }
+pass=""
+for v in $(env | sed -n 's/^\(\(ARMCI\|SOFTIB\)_[A-Z0-9_]*\)=.*/\1/p'); do
+    pass="$pass -x $v"
+done
+# shellcheck disable=SC2086
+exec mpirun --allow-run-as-root --hostfile "$MH_HOSTFILE" -np "$np" --map-by "ppr:$per_host:node" \
+    --bind-to none --mca pml ob1 --mca btl self,vader,tcp --mca osc sm,pt2pt \
+    --mca btl_vader_single_copy_mechanism none --mca mpi_yield_when_idle 1 \
+    --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
+    $pass "$@"

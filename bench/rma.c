@@ -13,9 +13,13 @@
  * A blocking op's time includes its share of a final ARMCI_AllFence, so
  * puts are measured to remote completion, not just local.
  * Usage: bench_rma IMPL_NAME [max_bytes] [LAYOUT_LABEL]
+ * For slow fabrics (the emulated hosts of tests/multihost): BENCH_OPS=put,get
+ * and BENCH_SIZES=8,1048576 keep only those rows, BENCH_MAX_ITERS caps the
+ * iterations per row.
  */
 #include <armci.h>
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,7 +114,24 @@ static int iterations_for(size_t bytes)
 {
     size_t budget = 64u << 20; /* ~64 MiB moved per measurement */
     size_t it = budget / (bytes + 64);
-    return (int)(it < 20 ? 20 : it > 5000 ? 5000 : it);
+    int iters = (int)(it < 20 ? 20 : it > 5000 ? 5000 : it);
+    const char *cap = getenv("BENCH_MAX_ITERS");
+    if (cap && atoi(cap) > 0 && atoi(cap) < iters)
+        iters = atoi(cap);
+    return iters;
+}
+
+/* Whether `item` is in the comma-separated environment list `var` (an unset list has all). */
+static bool listed(const char *var, const char *item)
+{
+    const char *list = getenv(var);
+    if (!list || !*list)
+        return true;
+    size_t n = strlen(item);
+    for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, item, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return false;
 }
 
 static double run(enum op op, void *local, void *remote, size_t bytes, int target, int iters)
@@ -168,6 +189,10 @@ int main(int argc, char **argv)
         if (is_acc(op) && me == 0)
             fill_ones(op, local, max_bytes);
         for (size_t bytes = first; bytes <= max_bytes; bytes *= 2) {
+            char size[32];
+            snprintf(size, sizeof(size), "%zu", bytes);
+            if (!listed("BENCH_OPS", op_name[op]) || !listed("BENCH_SIZES", size))
+                continue;
             int iters = iterations_for(bytes);
             double t = 0;
             if (me == 0) {

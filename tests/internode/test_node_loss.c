@@ -11,6 +11,13 @@
  *   lock     in ARMCI_Lock, for a grant from node 1's data server (rank 2
  *            holds the mutex, the request was delivered and queued);
  *   acc      in ARMCI_Fence after accumulates node 1's server has received.
+ * And, for the multi-host fault cases (tests/multihost), a steady workload
+ * that a fault may hit from outside:
+ *   steady S every rank accumulates into and puts to every other, gets
+ *            back, and checks all of it after each ARMCI_Barrier, for S
+ *            seconds (rank 0 decides when to stop, by a put: nothing but
+ *            ARMCI calls, so a lost host is met in ARMCI's waits); prints
+ *            PASS with the rounds done when every check held.
  * Nothing the survivors posted fails: their requests were all acknowledged
  * before node 1 went. Only asking whether it is still there finds it lost.
  * Run under mpirun with orte_enable_recovery (Open MPI) so that the launcher
@@ -29,6 +36,51 @@
 #include "testutil.h"
 
 #define WORDS 512
+/* Words of the steady workload in each rank's block: counters, stamps, stop. */
+#define COUNTERS 16 /* after the 16 words of the first check */
+#define STAMPS 64
+#define STOP 128
+
+static void steady(void **base, double seconds)
+{
+    int me = armci_msg_me(), n = armci_msg_nproc();
+    long *mine = base[me];
+    double start = MPI_Wtime();
+    long scale = 1, rounds = 0;
+    for (long round = 1;; round++) {
+        long add = me + 1, stamp = round * 1000 + me, got = 0;
+        for (int q = 0; q < n; q++) {
+            if (q == me)
+                continue;
+            ARMCI_Acc(ARMCI_ACC_LNG, &scale, &add, (long *)base[q] + COUNTERS + me, sizeof(long), q);
+            ARMCI_Put(&stamp, (long *)base[q] + STAMPS + me, sizeof(long), q);
+        }
+        if (me == 0 && MPI_Wtime() - start > seconds)
+            for (int q = 0; q < n; q++)
+                ARMCI_Put(&round, (long *)base[q] + STOP, sizeof(long), q);
+        ARMCI_Barrier();
+        for (int p = 0; p < n; p++) {
+            if (p == me)
+                continue;
+            if (mine[COUNTERS + p] != round * (p + 1) || mine[STAMPS + p] != round * 1000 + p) {
+                fprintf(stderr, "rank %d round %ld: from rank %d counter %ld stamp %ld\n", me,
+                        round, p, mine[COUNTERS + p], mine[STAMPS + p]);
+                ARMCI_Error("test_node_loss steady: wrong data", p);
+            }
+        }
+        int next = (me + 1) % n;
+        ARMCI_Get((long *)base[next] + STAMPS + me, &got, sizeof(long), next);
+        if (got != stamp)
+            ARMCI_Error("test_node_loss steady: get returned a wrong stamp", next);
+        rounds = round;
+        ARMCI_Barrier();
+        /* Rank 0 may already have stopped in the next round: only its round counts. */
+        if (mine[STOP] && mine[STOP] <= round)
+            break;
+    }
+    printf("PASS steady: rank %d, %ld rounds in %.1f s, every check held\n", me, rounds,
+           MPI_Wtime() - start);
+}
 
 int main(int argc, char **argv)
 {
@@ -63,6 +115,14 @@ int main(int argc, char **argv)
                 fprintf(stderr, "rank %d: word %d from %d is %ld\n", me, k, p, mine[4 * p + k]);
                 ARMCI_Error("test_node_loss: data check failed before the loss", p);
             }
+
+    if (strcmp(mode, "steady") == 0) {
+        ARMCI_Barrier();
+        steady(base, argc > 2 ? atof(argv[2]) : 30);
+        ARMCI_Finalize();
+        MPI_Finalize();
+        return 0;
+    }
 
     bool lost_node = me >= 2;
     if (strcmp(mode, "lock") == 0 && me == 2)

@@ -91,6 +91,117 @@ internode() { # MODE_NAME VAR=VALUE...
     run_case "ordering-$L-$m" 300 PASS "$@" -- "$b/tests/internode/test_ordering"
 }
 
+# ---- faults between hosts (2 hosts x 2 ranks: node 1 is node2's pair of ranks) ----
+steady=$b/tests/internode/test_node_loss
+
+# note NAME WHY: a fault case's verdict.
+verdict() {
+    if [ -z "$2" ]; then
+        echo "ok   $1"; passed=$((passed + 1))
+    else
+        echo "FAIL $1: $2"; failed=$((failed + 1))
+    fi
+}
+
+fault_cases() {
+    local log why t0 t1 took
+    # 1. A host powered off in the middle of a job (SIGKILL to its QEMU): the ranks on node1
+    #    end with an error that names the lost node, in bounded time, and leave no names
+    #    in node1's /dev/shm.
+    log=$logs/poweroff.log why=""
+    timeout -k 10 240 "$mpirun_mh" "$np" "$per_host" "$steady" steady 600 >"$log" 2>&1 &
+    local job=$!
+    sleep 25
+    grep -q "PASS steady" "$log" && why="the workload ended before the fault"
+    rm -f "$MH_CONTROL/poweroff-node2.done"
+    t0=$(date +%s.%N)
+    touch "$MH_CONTROL/poweroff-node2"
+    wait $job
+    local rc=$?
+    t1=$(date +%s.%N)
+    took=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')
+    [ $rc -eq 124 ] || [ $rc -eq 137 ] && why="no end within 240 s: the survivors hang"
+    grep -q "PASS steady" "$log" && why="the job passed although a host died"
+    grep -q "ARMCI error (rank [0-9]*): node 1 (host node2, .*) is lost" "$log" ||
+        why="${why:+$why; }no error naming node 1 (host node2) as lost"
+    local left
+    left=$(ls /dev/shm | grep -E 'armci|softib' | tr '\n' ' ')
+    [ -z "$left" ] || why="${why:+$why; }left in node1's /dev/shm: $left"
+    echo "    host node2 powered off; the job ended $took s later (mpirun exit $rc):"
+    grep -o "ARMCI error (rank [0-9]*): node 1 .* is lost" "$log" | head -2 | sed 's/^/    /'
+    verdict "poweroff-node2" "$why"
+    [ -z "$why" ] || tail -n 20 "$log" | sed 's/^/    /'
+}
+
+fault_cases_alive() {
+    local log why
+    # 2. node2's link down for 2 s in the middle of a job: it completes with every check
+    #    held (RC retransmission, UD retransmission) or ends with a named error.
+    log=$logs/linkflap.log why=""
+    ssh node2 'nohup sh -c "sleep 12; ip link set eth0 down; sleep 2; ip link set eth0 up" >/dev/null 2>&1 &'
+    timeout -k 10 240 "$mpirun_mh" "$np" "$per_host" "$steady" steady 30 >"$log" 2>&1
+    local rc=$?
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        why="no end within 240 s"
+    elif [ $rc -eq 0 ]; then
+        [ "$(grep -c 'PASS steady' "$log")" -eq "$np" ] || why="exit 0 without every rank's PASS"
+        echo "    link of node2 down for 2 s: completed, $(grep -o '[0-9]* rounds in [0-9.]* s' "$log" | head -1)"
+    else
+        grep -q "ARMCI error (rank [0-9]*): node [0-9] (host node[0-9], .*)" "$log" ||
+            why="exit $rc without an error naming a node"
+        echo "    link of node2 down for 2 s: ended with a named error:"
+        grep -o "ARMCI error.*" "$log" | head -1 | sed 's/^/    /'
+    fi
+    verdict "linkflap-node2-2s" "$why"
+    [ -z "$why" ] || tail -n 20 "$log" | sed 's/^/    /'
+
+    # 3. Datagram loss on both hosts' NICs (tc netem): UD setup retransmits, RC recovers.
+    for k in $(seq 1 "$hosts"); do
+        ssh "node$k" 'tc qdisc add dev eth0 root netem loss 3%' || echo "    tc netem failed on node$k"
+    done
+    run_case "netem-loss3-rma-$L" 400 PASS ARMCI_CONNECT_TIMEOUT=60 -- "$b/tests/common/test_rma" 65536 10
+    run_case "netem-loss3-lu-$L" 400 check=PASS ARMCI_CONNECT_TIMEOUT=60 ARMCI_CONN_REPORT=1 -- "$b/apps/lu" -n 192 -b 24
+    for k in $(seq 1 "$hosts"); do ssh "node$k" 'tc qdisc del dev eth0 root' 2>/dev/null; done
+}
+
+# ---- speed against the raw device: perftest on the same pair, then ours (1 rank a host) ----
+speed_table() {
+    local out=$logs/speed.csv
+    echo "what,bytes,usec,MB_per_s" >"$out"
+    perf() { # TOOL BYTES ITERS: perftest between node1 (client) and node2 (server)
+        ssh node2 "$1 -d rxe0 -x 1 -s $2 -n $3 -F" >/dev/null 2>&1 &
+        sleep 3
+        "$1" -d rxe0 -x 1 -s "$2" -n "$3" -F node2 2>/dev/null >"$logs/$1-$2.txt"
+        wait
+        # lat: t_typical (usec) of the row for this size; bw: BW average (MB/sec)
+        case $1 in
+        *_lat) awk -v s="$2" -v t="$1" '$1==s {print t "," s "," $5 ","; exit}' "$logs/$1-$2.txt" >>"$out" ;;
+        *_bw) awk -v s="$2" -v t="$1" '$1==s {print t "," s ",," $4; exit}' "$logs/$1-$2.txt" >>"$out" ;;
+        esac
+    }
+    perf ib_write_lat 8 200
+    perf ib_read_lat 8 200
+    perf ib_write_bw 1048576 50
+    perf ib_read_bw 1048576 50
+    BENCH_OPS=put,get,acc-dbl BENCH_SIZES=8,1048576 BENCH_MAX_ITERS=200 \
+        "$mpirun_mh" 2 1 "$b/bench/bench_rma" odcm 1048576 cross-host >"$logs/bench_rma.csv" 2>"$logs/bench_rma.err"
+    awk -F, 'NR>1 && $1=="odcm" {print "armci_" $3 "," $4 "," $6 "," $7}' "$logs/bench_rma.csv" >>"$out"
+    cat "$out"
+    # Ratios: ours against the raw device (latency: raw/ours, bandwidth: ours/raw).
+    awk -F, '
+        {v[$1 "," $2] = ($3 != "" ? $3 : $4)}
+        END {
+            r("put 8 B latency", v["ib_write_lat,8"] / v["armci_put,8"]);
+            r("get 8 B latency", v["ib_read_lat,8"] / v["armci_get,8"]);
+            r("put 1 MiB bandwidth", v["armci_put,1048576"] / v["ib_write_bw,1048576"]);
+            r("get 1 MiB bandwidth", v["armci_get,1048576"] / v["ib_read_bw,1048576"]);
+        }
+        function r(what, x) { printf "ratio,%s (ours vs raw rxe; 1 = equal, higher is better),%.2f\n", what, x }
+    ' "$out" | tee -a "$out"
+    [ "$(grep -c '^armci_' "$out")" -ge 4 ] && [ "$(grep -c '^ib_' "$out")" -ge 4 ] &&
+        verdict "speed-table" "" || verdict "speed-table" "missing rows (see $logs)"
+}
+
 case $set_name in
 ci)
     run_case "lu-$L-ondemand" 300 check=PASS ARMCI_CONN_REPORT=1 -- "$b/apps/lu" -n 192 -b 24
@@ -126,12 +237,20 @@ hosts)
         run_case "ga-test.x-$L" 900 'All tests successful' -- "$MH_GA_TESTX"
     fi
     ;;
+faults)
+    fault_cases_alive
+    fault_cases
+    ;;
+speed)
+    speed_table
+    ;;
 *)
     echo "cases.sh: unknown set $set_name" >&2; exit 2 ;;
 esac
 
 # Nothing of ARMCI or softib left in any host's /dev/shm.
 for k in $(seq 1 "$hosts"); do
+    [ -e "${MH_CONTROL:-/nonexistent}/poweroff-node$k.done" ] && continue # powered off
     left=$(ssh "node$k" 'ls /dev/shm' 2>/dev/null | grep -E 'armci|softib' | tr '\n' ' ')
     if [ -n "$left" ]; then
         echo "FAIL shm-clean-node$k: $left"; failed=$((failed + 1))

@@ -364,6 +364,7 @@ struct ds_message *message_begin(struct conn *c, int op, const struct target *t,
     rq->target_local = topo_local_index(t->proc);
     rq->addr = t->server_addr + offset;
     rq->len = len;
+    sq_note_remote(c, t->server_addr, t->rkey); /* a place a flush or a probe may name */
     return rq;
 }
 

@@ -15,10 +15,15 @@ static void probe_done(struct work *f)
     f->conn->probing = false;
 }
 
-/* A signaled zero-length RDMA read on c (no address or key is checked for zero bytes). */
+/*
+ * A signaled zero-length RDMA write on c. It names a place in the node's memory that this
+ * process has addressed before (send_queue.h's flush address): zero bytes need no address
+ * by the standard, but rdma_rxe checks the key and range all the same. A connection that
+ * never addressed the node's memory has nothing to wait for there, and is not probed.
+ */
 static void probe_conn(struct conn *c, double now)
 {
-    if (c->state != CONN_READY || c->probing || now < c->probed_at + 1.0)
+    if (c->state != CONN_READY || c->probing || now < c->probed_at + 1.0 || !c->flush_addr)
         return;
     c->probing = true;
     c->probed_at = now;
@@ -27,9 +32,10 @@ static void probe_conn(struct conn *c, double now)
     f->on_done = probe_done;
     struct rdma_batch b;
     rdma_batch_init(&b);
-    rdma_batch_add(&b, c, IBV_WR_RDMA_READ, NULL, 0, 0, 0, 0, f, true, true);
+    rdma_batch_add(&b, c, IBV_WR_RDMA_WRITE, NULL, 0, 0, c->flush_addr, c->flush_rkey, f, true,
+                   true);
     rdma_batch_flush(&b);
-    f->what = "a liveness probe (zero-length RDMA read)";
+    f->what = "a liveness probe (zero-length RDMA write)";
 }
 
 void liveness_probe(int node)

@@ -6,7 +6,7 @@
  * requests had all been acknowledged by the node's adapter before it went.
  * So a waiter that has seen nothing complete for LIVENESS_QUIET_SECONDS asks
  * each node it waits on, once a second, whether it is there: a zero-length
- * RDMA read on the connection, which the node's adapter answers without any
+ * RDMA write on the connection, which the node's adapter answers without any
  * of the node's CPUs (a node busy computing, or a data server asleep, still
  * answers; a lock held for minutes is not a lost node). A lost node's adapter
  * does not answer: after ARMCI_IB_RETRY retransmissions of ARMCI_IB_TIMEOUT

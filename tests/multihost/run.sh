@@ -14,6 +14,9 @@ case $build in /*) ;; *) build=$top/$build ;; esac
 [ -x "$build/apps/lu" ] || { echo "run.sh: build $build first (ninja -C $build)" >&2; exit 2; }
 build=$(cd "$build" && pwd -P)
 logs=$build/multihost-logs/$set_name-$hosts
+mkdir -p "$build/multihost-logs"
+exec 8>"$build/multihost-logs/.lock"
+flock -n 8 || { echo "run.sh: another multi-host run uses $build; wait for it" >&2; exit 2; }
 rm -rf "$logs" && mkdir -p "$logs"
 share_build=""
 case $build/ in "$top"/*) ;; *) share_build="-C $build" ;; esac

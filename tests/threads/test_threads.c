@@ -13,6 +13,11 @@
  *   mutex     all threads of all processes increment counters under ARMCI
  *             mutexes (same node and remote), two threads of a process
  *             contending for the same one
+ *   queue     a queue of threads on one mutex of another node, longer than the
+ *             connection's credits: thread 0 holds it until every other
+ *             thread of the process has asked for it, then accumulates and
+ *             unlocks (a lock waiting at the server must not keep what the
+ *             unlock and the accumulate need to reach that server)
  *   fence     threads put and fence while others keep issuing; a fenced put
  *             must be visible to the target when the fence returns
  *   serialized  (MPI_THREAD_SERIALIZED) two threads take turns
@@ -22,11 +27,12 @@
 #include <mpi.h>
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "odcm/cm.h"
 #include "testutil.h"
 
-#define MAX_THREADS 8
+#define MAX_THREADS 16
 #define SLICE       (64 * 1024) /* bytes each thread owns in each process's segment */
 #define ROUNDS      12
 
@@ -260,6 +266,70 @@ static void *mutex_worker(void *p)
     return NULL;
 }
 
+/*
+ * A queue on one mutex of another node. Mutex 0 of the first rank of the next node; both
+ * processes of a node queue there. Thread 0 takes it first, waits until every other thread of
+ * its process is about to ask for it and gives them time to be queued at the server, then
+ * accumulates under it and unlocks. Every holder counts itself twice: a get/put increment and
+ * an accumulate (a data-server message, like the unlock).
+ */
+enum { QUEUE_ROUNDS = 3, QUEUE_WORD = 44, QUEUE_ACC_WORD = 45 };
+static pthread_mutex_t asked_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t asked_cv = PTHREAD_COND_INITIALIZER;
+static int held_round = -1, asked; /* thread 0 holds the mutex in held_round; asked: others */
+
+static int queue_owner(void)
+{
+    int node = armci_domain_id(ARMCI_DOMAIN_SMP, me);
+    int nodes = armci_domain_count(ARMCI_DOMAIN_SMP);
+    return armci_domain_glob_proc_id(ARMCI_DOMAIN_SMP, (node + 1) % nodes, 0);
+}
+
+static void queue_increment(int owner)
+{
+    long *counter = (long *)shared[owner] + QUEUE_WORD;
+    long v = 0, one = 1;
+    ARMCI_Get(counter, &v, sizeof(v), owner);
+    v++;
+    ARMCI_Put(&v, counter, sizeof(v), owner);
+    ARMCI_Acc(ARMCI_ACC_LNG, &one, &one, (long *)shared[owner] + QUEUE_ACC_WORD, sizeof(long),
+              owner);
+    ARMCI_Fence(owner);
+}
+
+static void *queue_worker(void *p)
+{
+    struct worker_arg *a = p;
+    int owner = queue_owner();
+    for (int r = 0; r < QUEUE_ROUNDS; r++) {
+        pthread_barrier_wait(&start);
+        pthread_mutex_lock(&asked_mu);
+        if (a->t == 0) {
+            pthread_mutex_unlock(&asked_mu);
+            ARMCI_Lock(0, owner);
+            pthread_mutex_lock(&asked_mu);
+            held_round = r;
+            asked = 0;
+            pthread_cond_broadcast(&asked_cv);
+            while (asked < nthreads - 1)
+                pthread_cond_wait(&asked_cv, &asked_mu);
+            pthread_mutex_unlock(&asked_mu);
+            /* They are asking now: let their requests reach the server's queue. */
+            usleep(300 * 1000);
+        } else {
+            while (held_round != r)
+                pthread_cond_wait(&asked_cv, &asked_mu);
+            asked++;
+            pthread_cond_broadcast(&asked_cv);
+            pthread_mutex_unlock(&asked_mu);
+            ARMCI_Lock(0, owner);
+        }
+        queue_increment(owner);
+        ARMCI_Unlock(0, owner);
+    }
+    return NULL;
+}
+
 /* Fenced puts and counted flags: the target checks the data once its flag is complete. */
 static void *fence_worker(void *p)
 {
@@ -332,6 +402,7 @@ int main(int argc, char **argv)
     void *(*fn)(void *) = !strcmp(mode, "ops")       ? ops_worker
                           : !strcmp(mode, "connect") ? connect_worker
                           : !strcmp(mode, "mutex")   ? mutex_worker
+                          : !strcmp(mode, "queue")   ? queue_worker
                           : !strcmp(mode, "fence")   ? fence_worker
                           : serialized               ? serialized_worker
                                                      : NULL;
@@ -373,6 +444,16 @@ int main(int argc, char **argv)
         MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
         long expect = (long)nprocs * nthreads * LOCK_ROUNDS * MUTEXES;
         CHECK(total == expect, "counters under mutexes sum to %ld, expected %ld", total, expect);
+    }
+    if (fn == queue_worker) {
+        /* Each word is here only at the first rank of a node; the others' stay 0. */
+        long got[2] = {((long *)shared[me])[QUEUE_WORD], ((long *)shared[me])[QUEUE_ACC_WORD]};
+        MPI_Allreduce(MPI_IN_PLACE, got, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        long expect = (long)nprocs * nthreads * QUEUE_ROUNDS;
+        CHECK(got[0] == expect && got[1] == expect,
+              "increments under the queued mutex: %ld by get/put and %ld by accumulate, expected "
+              "%ld each",
+              got[0], got[1], expect);
     }
     if (fn == fence_worker) {
         long flags = ((long *)shared[me])[50];

@@ -305,23 +305,31 @@ static void test_fence_order(int rounds)
         int writer = r % nproc;
         if (me == writer) {
             long one = 1, value = r;
+            /* The accumulates first: waiting for a send polls, and a poll runs every write
+             * posted before it. The puts are left to the fence. */
+            for (int p = 0; p < nproc; p++)
+                if (p != me)
+                    ARMCI_Acc(ARMCI_ACC_LNG, &one, &one, (long *)mem[p] + COUNT, sizeof(long), p);
             for (int p = 0; p < nproc; p++) {
                 if (p == me)
                     continue;
                 fill_pattern(out + (size_t)p * N, N, (uint64_t)(r * 131 + p));
-                /* The accumulate first: waiting for its send would run the writes before it. */
-                ARMCI_Acc(ARMCI_ACC_LNG, &one, &one, (long *)mem[p] + COUNT, sizeof(long), p);
                 ARMCI_INIT_HANDLE(&h[p]);
                 ARMCI_NbPut(out + (size_t)p * N, mem[p], N, p, &h[p]);
                 ARMCI_Put(&value, (long *)mem[p] + WORD, sizeof(long), p); /* inline: no wait */
-                if (r % 2)
-                    ARMCI_Fence(p);
             }
-            if (r % 2 == 0)
+            if (r % 2) {
+                for (int p = 0; p < nproc; p++)
+                    if (p != me)
+                        ARMCI_Fence(p);
+            } else {
                 ARMCI_AllFence();
+            }
             for (int p = 0; p < nproc; p++)
                 if (p != me)
                     MPI_Send(&r, 1, MPI_INT, p, 77, MPI_COMM_WORLD);
+            /* No ARMCI call (it would poll) before every target has looked. */
+            MPI_Barrier(MPI_COMM_WORLD);
             for (int p = 0; p < nproc; p++)
                 if (p != me)
                     ARMCI_Wait(&h[p]);
@@ -338,8 +346,8 @@ static void test_fence_order(int rounds)
             accs++;
             CHECK(words[COUNT] == accs, "round %d: %ld accumulates fenced here, expected %ld", r,
                   words[COUNT], accs);
+            MPI_Barrier(MPI_COMM_WORLD); /* checked before the next writer overwrites it */
         }
-        MPI_Barrier(MPI_COMM_WORLD); /* checked before the next writer overwrites it */
     }
     ARMCI_Barrier();
     ARMCI_Free(mem[me]);

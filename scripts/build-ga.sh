@@ -58,8 +58,9 @@
 #   GA_CACHE_DIR          cache directory (see above)
 #   GA_NPROCS=4 GA_NODE_SIZE=2 GA_TEST_TIMEOUT=600 GA_JOBS=nproc
 #   GA_TIME_BUDGET=1800   seconds for the whole run (build included; 0: no limit):
-#                         tests that would start later are reported SKIP, and the
-#                         benchmarks among GA's tests run last
+#                         tests that would start later are not run and fail the
+#                         run (ga-results.sh); the benchmarks among GA's tests run
+#                         last
 #   GA_TESTS="global/testing/test.x ..."  run only these tests
 #   GA_CONFIGURE_ARGS     extra arguments for GA's configure
 #   GA_SKIP_MISSING=1     exit 77 (skipped) instead of failing when GA_SRC does not exist
@@ -389,71 +390,12 @@ status=$?
 set -e
 unset ARMCI_VERBOSE
 
-# Results, from the harness's .trs files.
-exeext=$(sed -n 's/^EXEEXT = *//p' "$build/Makefile" | head -n 1)
-not_ours=0 pass=0 fail=0 xfail=0 skip=0 nknown=0 failed="" skipped="" fixed=""
-while read -r trs; do
-    name=${trs#"$build"/}
-    name=${name%.trs}
-    result=$(sed -n 's/^:test-result: //p' "$trs" | head -n 1)
-    timing=$(awk -v p="$name$exeext" '$1 == p || $1 == "./" p { print $2 "s", $4 }' \
-        "$gadir/timings" 2> /dev/null | tail -n 1)
-    secs=${timing% *}
-    procs=${timing#* }
-    case " $known_tests " in
-    *" $name$exeext "*)
-        case $result in
-        FAIL | ERROR)
-            result=KNOWN
-            nknown=$((nknown + 1))
-            ;;
-        PASS) fixed="$fixed $name$exeext" ;;
-        esac
-        ;;
-    esac
-    case $result in
-    PASS) pass=$((pass + 1)) ;;
-    KNOWN) ;;
-    XFAIL) xfail=$((xfail + 1)) ;;
-    SKIP)
-        skip=$((skip + 1))
-        skipped="$skipped $name$exeext"
-        ;;
-    *)
-        fail=$((fail + 1))
-        failed="$failed $name"
-        ;;
-    esac
-    printf '  %-6s %-45s %s\n' "$result" "$name$exeext" "$secs"
-    # A test run through ga-mpiexec.sh (a parallel one) must have run on ARMCI-ODCM.
-    if [ "$mode" = odcm ] && [ "$result" = PASS ] && [ "${procs:-0}" != 0 ] &&
-        ! grep -q 'ARMCI-ODCM [0-9.]*: libarmci code in' "$build/$name.log"; then
-        echo "  ^ its log does not name ARMCI-ODCM"
-        not_ours=1
-    fi
-done < <(find "$build" -name '*.trs' | sort)
-for name in $failed; do
-    echo "---- $name$exeext: last lines of $build/$name.log"
-    tail -n 15 "$build/$name.log" | sed 's/^/    /'
-done
-grep -E '^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR)' "$build/test-suite.log" 2> /dev/null || true
-[ -n "$skipped" ] && say "SKIPPED, the time budget of ${budget}s being spent:$skipped"
-[ "$nknown" -gt 0 ] && say "$nknown KNOWN failures (libarmci bugs listed in known_tests of $0)"
-[ -n "$fixed" ] && say "listed as known libarmci failures but PASSED now (delete them from known_tests):$fixed"
-# The verdict: tests ran, none failed outside known_tests (XPASS and ERROR
-# count as failures), every parallel one on ARMCI-ODCM. make's own status
-# also counts the known failures.
 if ! [ -f "$build/test-suite.log" ]; then
     echo "build-ga.sh: make check ran no test (exit status $status); the end of its log:"
     tail -n 30 "$gadir/make-check.log"
-    status=1
-elif [ "$fail" -gt 0 ] || [ "$pass" -eq 0 ] || [ "$not_ours" -ne 0 ]; then
-    status=1
-else
-    status=0
 fi
 say "make check took $(elapsed "$t") (whole run $(elapsed "$t0")); logs in $build"
-[ "$nknown" -gt 0 ] && echo "($nknown known libarmci failures, not counted below)"
-echo "$((pass + xfail)) passed, $fail failed, $skip skipped"
-exit $status
+# The results and the verdict: ga-results.sh (a test skipped for the time budget fails the run).
+export GA_KNOWN_TESTS=$known_tests GA_TIME_BUDGET=$budget GA_MAKE_STATUS=$status
+exec "$here/ga-results.sh" "$build" "$mode" "$gadir/timings"
 }

@@ -37,7 +37,8 @@ else
 fi
 # GA_DEADLINE (seconds since the epoch, set by build-ga.sh from its time
 # budget): a test that would start past it is skipped (exit 77), and none runs
-# beyond it.
+# beyond it; ga-results.sh finds these skips in the tests' logs and fails the
+# run for them.
 if [ -n "${GA_DEADLINE:-}" ]; then
     left=$((GA_DEADLINE - $(date +%s)))
     if [ "$left" -lt 30 ]; then

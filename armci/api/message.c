@@ -5,6 +5,7 @@
  * Op strings may come from Fortran without a NUL: they are compared as
  * prefixes, byte by byte, never read past what GA's ARMCI would read.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -502,14 +503,28 @@ static int sel_cmp(int type, const void *a, const void *b)
     }
 }
 
-static void sel_combine(void *in, void *inout, int *len, MPI_Datatype *dt)
+/* One record against another: b becomes a if a wins. */
+static void sel_pick(const struct sel_record *a, struct sel_record *b, size_t size)
 {
-    struct sel_record *a = in, *b = inout;
     if (!a->contribute)
         return;
     int c = b->contribute ? sel_cmp(a->type, a->data, b->data) : 0;
     if (!b->contribute || (a->max ? c > 0 : c < 0))
-        memcpy(b, a, (size_t)*len);
+        memcpy(b, a, size);
+}
+
+/*
+ * The MPI op: *len elements of *dt, each one whole record (armci_msg_sel reduces one element
+ * of a contiguous type the size of a record). With MPI_BYTE elements MPI may hand the op
+ * slices of a large buffer, and a slice's "header" would be data bytes.
+ */
+static void sel_combine(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    int size;
+    MPI_Type_size(*dt, &size);
+    for (int i = 0; i < *len; i++)
+        sel_pick((const struct sel_record *)((char *)in + (size_t)i * (size_t)size),
+                 (struct sel_record *)((char *)inout + (size_t)i * (size_t)size), (size_t)size);
 }
 
 static MPI_Op sel_op = MPI_OP_NULL;
@@ -549,6 +564,9 @@ void armci_msg_sel_scope(int scope, void *x, int n, char *op, int type, int cont
     if ((size_t)n < type_size(type))
         armci_die(call, "argument n=%d is smaller than the key type (%zu bytes)", n,
                   type_size(type));
+    /* Record and header travel as one MPI element of an int-sized length. */
+    if ((size_t)n > INT_MAX - sizeof(struct sel_record))
+        armci_die(call, "argument n=%d is too large for one record", n);
     MPI_Comm comm = scope_comm(call, scope, NULL);
     if (comm == MPI_COMM_NULL)
         return;
@@ -558,7 +576,11 @@ void armci_msg_sel_scope(int scope, void *x, int n, char *op, int type, int cont
     struct sel_record *in = xcalloc(1, rec_size), *out = xcalloc(1, rec_size);
     *in = (struct sel_record){.contribute = contribute != 0, .type = type, .max = max};
     memcpy(in->data, x, (size_t)n);
-    MPI_Allreduce(in, out, (int)rec_size, MPI_BYTE, sel_op, comm);
+    MPI_Datatype record;
+    MPI_Type_contiguous((int)rec_size, MPI_BYTE, &record);
+    MPI_Type_commit(&record);
+    MPI_Allreduce(in, out, 1, record, sel_op, comm);
+    MPI_Type_free(&record);
     if (out->contribute)
         memcpy(x, out->data, (size_t)n);
     free(in);

@@ -1,8 +1,11 @@
 /*
  * Fault injection for the test suites: the few places where a test makes the
  * runtime misbehave on purpose (ARMCI_TEST_HOOKS, a bit set). They exist
- * only in builds with -Dfault_injection=true (the default, so the suites can
- * run them); with false every point is a constant false and compiles away.
+ * only in builds that compile the test suites (-Dfault_injection=auto, the
+ * default, with -Dtests=true) or ask for them (-Dfault_injection=true); a
+ * library built to be installed (-Dtests=false) or with
+ * -Dfault_injection=false has every point a constant false, compiled away.
+ * The bits are listed in docs/ENVIRONMENT.md (ARMCI_TEST_HOOKS).
  */
 #ifndef ARMCI_FAULT_H
 #define ARMCI_FAULT_H

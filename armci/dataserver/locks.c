@@ -4,7 +4,9 @@
  * waits in a queue here and is answered when `serving` reaches its ticket,
  * whether the lock was released by another remote client (UNLOCK) or by a
  * process of this node (which wakes us through the local link). FIFO order
- * across all nodes follows from the tickets.
+ * across all nodes follows from the tickets. A queued request is told so at
+ * once, which gives its credit back (protocol.h): the waiters of a client
+ * never hold the credits its lock holder needs to reach us.
  */
 #include <stdlib.h>
 
@@ -31,18 +33,18 @@ static int check_lock(const struct ds_message *rq)
     return registry_is_lock(rq->addr) ? DS_OK : DS_EFAULT;
 }
 
-/* The lock is sc's from now on (only the holder writes `holder`). */
-static void grant(struct ticket_lock *lock, struct server_conn *sc, uint64_t token)
+/* The lock is sc's from now on (only the holder writes `holder`); `queued`: it waited. */
+static void grant(struct ticket_lock *lock, struct server_conn *sc, uint64_t token, bool queued)
 {
     __atomic_store_n(&lock->holder, (int64_t)sc->client + 1, __ATOMIC_RELAXED);
-    server_answer_lock(sc, token, DS_OK);
+    server_answer_lock(sc, token, DS_OK, queued);
 }
 
 void lock_request(struct server_conn *sc, const struct ds_message *rq)
 {
     int status = check_lock(rq);
     if (status != DS_OK) {
-        server_answer_lock(sc, rq->token, status);
+        server_answer_lock(sc, rq->token, status, false);
         return;
     }
     struct ticket_lock *lock = (struct ticket_lock *)(uintptr_t)rq->addr;
@@ -55,7 +57,7 @@ void lock_request(struct server_conn *sc, const struct ds_message *rq)
     uint64_t ticket = __atomic_fetch_add(&lock->next, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&lock->serving, __ATOMIC_SEQ_CST) == ticket) {
         __atomic_fetch_sub(&lock->remote_waiters, 1, __ATOMIC_SEQ_CST);
-        grant(lock, sc, rq->token);
+        grant(lock, sc, rq->token, false);
         return;
     }
     struct lock_waiter *w = xmalloc(sizeof(*w));
@@ -65,6 +67,7 @@ void lock_request(struct server_conn *sc, const struct ds_message *rq)
     while (*tail)
         tail = &(*tail)->next;
     *tail = w;
+    server_lock_queued(sc, rq->token);
 }
 
 void locks_rescan(void)
@@ -77,7 +80,7 @@ void locks_rescan(void)
         }
         *link = w->next;
         __atomic_fetch_sub(&w->lock->remote_waiters, 1, __ATOMIC_SEQ_CST);
-        grant(w->lock, w->sc, w->token);
+        grant(w->lock, w->sc, w->token, true);
         free(w);
     }
 }
@@ -109,7 +112,7 @@ void locks_forget_range(uint64_t base, uint64_t size)
         }
         *link = w->next;
         armci_warn("data server: the mutexes rank %d waits for were destroyed", w->sc->client);
-        server_answer_lock(w->sc, w->token, DS_EFAULT);
+        server_answer_lock(w->sc, w->token, DS_EFAULT, true);
         free(w);
     }
 }

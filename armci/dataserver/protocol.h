@@ -44,6 +44,8 @@ enum ds_status {
     DS_EFAULT = 1, /* range outside every registered segment */
     DS_EINVAL = 2, /* malformed request */
     DS_EPERM = 3,  /* not allowed: an unlock of a mutex the sender does not hold */
+    DS_QUEUED = 4, /* a lock reply that is no grant: the request waits in the mutex's queue, its
+                      credit comes back now, the grant (or refusal) follows without one */
 };
 
 /* A strided layout at the server: the server-side strides of a packed transfer. */
@@ -79,6 +81,11 @@ struct ds_message {
  * last one, whose status and value are here. Successful updates (ACC,
  * *_PACKED puts, *_IOV puts/accs) are answered in batches that way; answers
  * == 0 answers the lock request `token` alone.
+ *
+ * A lock request that has to wait is answered twice: at once with status
+ * DS_QUEUED, which returns its credit, and with the grant when its turn
+ * comes, which returns none. A waiting lock thus holds no credit, so the
+ * holder's unlock, and what it sends before that, always get one.
  */
 struct ds_reply {
     uint64_t token;

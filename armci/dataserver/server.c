@@ -380,10 +380,19 @@ void server_answer(struct server_conn *sc, uint64_t token, int status, int64_t v
     send_reply(sc, &r);
 }
 
-void server_answer_lock(struct server_conn *sc, uint64_t token, int status)
+void server_answer_lock(struct server_conn *sc, uint64_t token, int status, bool queued)
+{
+    struct ds_reply r = {.token = token,
+                         .status = status,
+                         .credits = queued ? 0 : credits_to_return(sc),
+                         .answers = 0};
+    send_reply(sc, &r);
+}
+
+void server_lock_queued(struct server_conn *sc, uint64_t token)
 {
     struct ds_reply r = {
-        .token = token, .status = status, .credits = credits_to_return(sc), .answers = 0};
+        .token = token, .status = DS_QUEUED, .credits = credits_to_return(sc), .answers = 0};
     send_reply(sc, &r);
 }
 

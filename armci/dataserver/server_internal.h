@@ -52,8 +52,11 @@ extern struct server srv;
  */
 void server_answer(struct server_conn *sc, uint64_t token, int status, int64_t value,
                    bool may_wait);
-/* Answers a lock request (granted now or later, or refused) on its own. */
-void server_answer_lock(struct server_conn *sc, uint64_t token, int status);
+/* Answers a lock request (granted now or later, or refused) on its own; `queued`: it waited in a
+ * lock's queue and its credit went back with server_lock_queued then. */
+void server_answer_lock(struct server_conn *sc, uint64_t token, int status, bool queued);
+/* Tells the client its lock request waits in a queue, and returns the request's credit. */
+void server_lock_queued(struct server_conn *sc, uint64_t token);
 /* Sends every answer that waits (the server is about to idle). */
 void server_answers_flush(void);
 /*

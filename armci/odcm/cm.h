@@ -60,6 +60,7 @@ struct conn {
     /* Owned by the transport (transport/client.h). */
     struct pending_op *queue_head; /* operations issued while connecting, FIFO */
     struct pending_op *queue_tail;
+    int queued;          /* operations in that queue (at most ARMCI_SEND_WQES) */
     bool draining;       /* the queue is being posted (by some thread) */
     uint64_t issued;     /* fence-covered operations started so far: their seq */
     struct work *oldest; /* those not complete yet, oldest first (fences wait here) */

@@ -271,6 +271,22 @@ void work_retire(struct work *f)
     work_free = f;
 }
 
+/* Lock requests of one process waiting for their grant at once (reserve_lock_request). */
+#define MAX_LOCK_REQUESTS (CLIENT_REPLY_BUFS / 4)
+
+void reserve_lock_request(void)
+{
+    while (ep.reply_slots <= 0 || ep.lock_requests >= MAX_LOCK_REQUESTS)
+        progress_wait();
+    ep.reply_slots--;
+    ep.lock_requests++;
+}
+
+void lock_granted(void)
+{
+    ep.lock_requests--;
+}
+
 void reserve_message(struct conn *c)
 {
     while (c->credits <= 0 || ep.reply_slots <= 0)

@@ -55,6 +55,7 @@ struct work {
     struct handle *sent;             /* WORK_MESSAGE sent from user memory: counted until sent */
     uint64_t token;                  /* WORK_MESSAGE: names it in the reply */
     bool in_order;                   /* WORK_MESSAGE: answered in order (every one but a lock) */
+    bool lock_queued;                /* lock request: told it waits in the mutex's queue */
     struct work *answer_next;        /* in conn's messages awaiting answers, oldest first */
     struct work *next_free;
 };
@@ -64,8 +65,9 @@ struct client_ep {
     struct recv_pool replies; /* SRQ of all client QPs: one buffer per reply outstanding */
     int send_budget;          /* signaled send WRs that may be in flight over all QPs */
     int signaled;
-    int outstanding; /* operations not yet complete, over all connections */
-    int reply_slots; /* free reply buffers = messages that may still be sent */
+    int outstanding;   /* operations not yet complete, over all connections */
+    int reply_slots;   /* free reply buffers = messages that may still be sent */
+    int lock_requests; /* lock requests not granted yet (each may hold a reply slot long) */
     void *bounce_region;
     struct net_mr *bounce_mr;
     struct bounce *bounce_all;
@@ -154,6 +156,15 @@ void post_message(struct conn *c, struct bounce *b, size_t len, const struct ibv
                   int npayload, struct work *inf);
 /* Reserves a message credit on c (waits for one). */
 void reserve_message(struct conn *c);
+/*
+ * Before a lock request's message_begin: reserves the second reply slot a lock request needs
+ * (a waiting lock is answered twice: dataserver/protocol.h), and waits while too many lock
+ * requests of this process wait already. A waiting lock holds a reply slot until its grant:
+ * the bound keeps most slots for the holders' unlocks and the rest of the traffic. Undone by
+ * lock_granted.
+ */
+void reserve_lock_request(void);
+void lock_granted(void);
 
 struct target;
 struct ds_message;

@@ -134,6 +134,29 @@ static void answered(struct work *f, int status, int64_t value)
 }
 
 /*
+ * A lock request is answered once (granted or refused at once) or twice (queued, then granted or
+ * refused): it reserved a reply slot for each of the two answers (reserve_lock_request).
+ */
+static void lock_answered(struct work *f, int status)
+{
+    if (status == DS_QUEUED) {
+        f->lock_queued = true;
+        ep.reply_slots++;
+        return;
+    }
+    if (!f->lock_queued)
+        ep.reply_slots++; /* the slot of a queued notice that did not come */
+    answered(answer_lock(f), status, 0);
+}
+
+static void in_order_answered(struct conn *c, struct ds_reply r)
+{
+    for (uint32_t k = 1; k < r.answers; k++)
+        answered(answer_next(c), DS_OK, 0);
+    answered(answer_next(c), r.status, r.value);
+}
+
+/*
  * A reply answers the lock request its token names, or the in-order
  * messages of its connection up to that one (dataserver/protocol.h): all
  * of them succeeded but the last, whose status and value the reply carries.
@@ -150,14 +173,16 @@ void on_reply(void *ctx, const struct ibv_wc *wc)
         return; /* its buffer is reposted: the count of free reply slots is unchanged */
     }
     struct conn *c = last->conn;
-    c->credits += r.credits;
-    if (r.answers == 0) {
-        answered(answer_lock(last), r.status, r.value);
+    if (r.answers == 0 && r.status == DS_QUEUED && last->lock_queued) {
+        armci_warn("dropped a second queued notice for lock token %llx on QP %u",
+                   (unsigned long long)r.token, wc->qp_num);
         return;
     }
-    for (uint32_t k = 1; k < r.answers; k++)
-        answered(answer_next(c), DS_OK, 0);
-    answered(answer_next(c), r.status, r.value);
+    c->credits += r.credits;
+    if (r.answers == 0)
+        lock_answered(last, r.status);
+    else
+        in_order_answered(c, r);
 }
 
 static int poll_all(void)

@@ -28,6 +28,8 @@ static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t 
                                 int64_t value, const char *what)
 {
     rt_lock();
+    if (op == DS_LOCK)
+        reserve_lock_request();
     struct conn *c = conn_get(t->node);
     struct bounce *b;
     struct ds_message *rq = message_begin(c, op, t, 0, len, &b);
@@ -38,15 +40,18 @@ static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t 
     struct work *f = work_new(WORK_MESSAGE, c, &done);
     f->result = &result;
     /* A lock's grant may wait for another thread's unlock: no fence waits for it, and a cap
-     * on connections gives way to that unlock (cm.c). */
+     * on connections gives way to that unlock (cm.c). While it waits it holds no credit of c
+     * (the server's DS_QUEUED answer returns it), only a reply slot for the grant. */
     if (op == DS_LOCK) {
         work_not_fenced(f);
         c->lock_waits++;
     }
     message_send(c, rq, b, 0, f, what);
     handle_wait(&done);
-    if (op == DS_LOCK)
+    if (op == DS_LOCK) {
         c->lock_waits--;
+        lock_granted();
+    }
     conn_put(c);
     rt_unlock();
     return result;

@@ -661,7 +661,12 @@ static void pending_free(struct pending_op *op)
     free(op);
 }
 
-/* True if x was queued (c is not ready, or others wait before it). */
+/*
+ * True if x was queued (c is not ready, or others wait before it). At most as many operations
+ * queue as a ready connection's send queue takes (ARMCI_SEND_WQES) before its issuer waits
+ * for completions: past that the caller waits for the connection instead, and posts the queue
+ * (conn_wait_ready). Nothing else drives the queue while a thread only issues.
+ */
 static bool queue_if_connecting(struct conn *c, const struct transfer *x, struct handle *req,
                                 bool blocking)
 {
@@ -669,12 +674,15 @@ static bool queue_if_connecting(struct conn *c, const struct transfer *x, struct
         return false; /* conn_wait_ready waits, draining the queue first */
     if (c->state == CONN_READY && !c->queue_head && !c->draining)
         return false;
+    if (c->queued >= cfg.send_wqes)
+        return false;
     struct pending_op *op = pending_copy(x, req);
     if (c->queue_tail)
         c->queue_tail->next = op;
     else
         c->queue_head = op;
     c->queue_tail = op;
+    c->queued++;
     /* Counted now, so fences and waits see it. */
     c->outstanding++;
     ep.outstanding++;
@@ -697,6 +705,7 @@ static void drain(struct conn *c)
         c->queue_head = op->next;
         if (!c->queue_head)
             c->queue_tail = NULL;
+        c->queued--;
         issue(c, &op->x, op->req, false);
         /* The real operations count themselves; drop the placeholder. */
         c->outstanding--;

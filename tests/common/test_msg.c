@@ -1,6 +1,7 @@
 /*
  * The armci_msg_* API and groups, checked against MPI's own answers:
- * gop for every type and op, scopes (all, node, masters), bcast, sel,
+ * gop for every type and op, scopes (all, node, masters), bcast, sel (records
+ * of 8 B to 4 MiB, every key type, min and max, byte for byte),
  * bintree, send/receive, exchange_address, and ARMCI groups with group
  * collectives and group allocation.
  */
@@ -119,6 +120,111 @@ static void test_sel_bintree(void)
     CHECK(right == (2 * me + 2 < nproc ? 2 * me + 2 : -1), "bintree right");
 }
 
+/*
+ * armci_msg_sel with records of 8 B to 4 MiB, every key type, "min" and "max", some ranks not
+ * contributing: everyone gets the winner's whole record, byte for byte. MPI may reduce a large
+ * buffer in slices; the selection must still see whole records.
+ */
+static long sel_key(int rank, int round)
+{
+    return (rank * 37 + round) % 101 - 50; /* distinct for up to 101 ranks */
+}
+
+static bool sel_contributes(int rank, int round)
+{
+    return nproc == 1 || (rank + round) % 3 != 0;
+}
+
+static void put_key(void *rec, int type, long key)
+{
+    switch (type) {
+    case ARMCI_INT: {
+        int k = (int)key;
+        memcpy(rec, &k, sizeof(k));
+        break;
+    }
+    case ARMCI_LONG:
+        memcpy(rec, &key, sizeof(key));
+        break;
+    case ARMCI_LONG_LONG: {
+        long long k = key;
+        memcpy(rec, &k, sizeof(k));
+        break;
+    }
+    case ARMCI_FLOAT: {
+        float k = (float)key;
+        memcpy(rec, &k, sizeof(k));
+        break;
+    }
+    default: {
+        double k = (double)key;
+        memcpy(rec, &k, sizeof(k));
+        break;
+    }
+    }
+}
+
+static size_t key_size(int type)
+{
+    return type == ARMCI_INT || type == ARMCI_FLOAT ? 4 : 8;
+}
+
+/* The record rank r offers in one round: its key, then a pattern of its own. */
+static void sel_fill(unsigned char *rec, size_t n, int type, int rank, int round)
+{
+    fill_pattern(rec, n, (uint64_t)rank * 1000 + (uint64_t)round);
+    put_key(rec, type, sel_key(rank, round));
+}
+
+static void test_sel_sizes(void)
+{
+    const int types[] = {ARMCI_INT, ARMCI_LONG, ARMCI_LONG_LONG, ARMCI_FLOAT, ARMCI_DOUBLE};
+    const size_t max_bytes = 4u << 20;
+    unsigned char *rec = malloc(max_bytes), *want = malloc(max_bytes);
+    CHECK(rec && want, "out of memory");
+    int round = 0;
+    /* 8 B, then x4 up to 4 MiB, and 64 KiB (where slices began) and one byte either side. */
+    size_t sizes[32];
+    int nsizes = 0;
+    for (size_t n = 8; n <= max_bytes; n *= 4)
+        sizes[nsizes++] = n;
+    sizes[nsizes++] = 65535;
+    sizes[nsizes++] = 65536;
+    sizes[nsizes++] = 65537;
+    sizes[nsizes++] = max_bytes;
+    for (int si = 0; si < nsizes; si++)
+        for (int ti = 0; ti < 5; ti++)
+            for (int max = 0; max <= 1; max++, round++) {
+                size_t n = sizes[si];
+                int type = types[ti];
+                if (n < key_size(type))
+                    continue;
+                int winner = -1;
+                for (int r = 0; r < nproc; r++) {
+                    if (!sel_contributes(r, round))
+                        continue;
+                    long k = sel_key(r, round), w = winner < 0 ? 0 : sel_key(winner, round);
+                    if (winner < 0 || (max ? k > w : k < w))
+                        winner = r;
+                }
+                sel_fill(rec, n, type, me, round);
+                armci_msg_sel(rec, (int)n, max ? "max" : "min", type, sel_contributes(me, round));
+                sel_fill(want, n, type, winner, round);
+                long first = -1, wrong = 0;
+                for (size_t i = 0; i < n; i++)
+                    if (rec[i] != want[i]) {
+                        first = first < 0 ? (long)i : first;
+                        wrong++;
+                    }
+                CHECK(wrong == 0,
+                      "sel %s of %zu-byte records, key type %d: %ld bytes differ from rank %d's "
+                      "record, the first at %ld",
+                      max ? "max" : "min", n, type, wrong, winner, first);
+            }
+    free(rec);
+    free(want);
+}
+
 static void test_snd_rcv(void)
 {
     int next = (me + 1) % nproc, prev = (me + nproc - 1) % nproc;
@@ -208,6 +314,7 @@ int main(int argc, char **argv)
     test_gop();
     test_scopes();
     test_sel_bintree();
+    test_sel_sizes();
     test_snd_rcv();
     test_groups();
     double t0 = armci_timer(), t1 = armci_timer();

@@ -6,7 +6,8 @@
  *   - all ranks accumulating into the same elements, all six types;
  *   - an Rmw counter that must hand out every value exactly once;
  *   - a lock-protected read-modify-write counter;
- *   - fence ordering: put, fence, flag; a third process sees the data.
+ *   - fences seen from the target: put, accumulate, fence, then an MPI
+ *     message; the target finds the data in its memory.
  * Run single-node (suite core) or across virtual nodes (suite internode).
  * Usage: test_rma [max_bytes] [iterations]
  */
@@ -280,37 +281,79 @@ static void test_locks(int per_rank)
     free(ctr);
 }
 
-/* Put data to `data_proc`, fence, raise a flag at `flag_proc`, which then reads the data. */
+/*
+ * A fence seen from the target. The writer (a different process each round) sends every other
+ * process a large non-blocking put, a small put and an accumulate, fences them
+ * (ARMCI_Fence(p) and ARMCI_AllFence in turn) and then tells each target by an MPI message;
+ * the target, on receiving it, finds everything in its own memory. Under deferred completions
+ * (SOFTIB_DEFERRED=1) a write runs only when the writer polls: without the fence the message
+ * arrives first.
+ */
 static void test_fence_order(int rounds)
 {
     if (nproc < 2)
         return;
-    enum { N = 4096 };
+    enum { N = 16384, WORD = N / 8, COUNT = N / 8 + 1 };
     void **mem = malloc(sizeof(void *) * nproc);
-    ARMCI_Malloc(mem, N + 64);
-    memset(mem[me], 0, N + 64);
+    ARMCI_Malloc(mem, N + 2 * sizeof(long));
+    memset(mem[me], 0, N + 2 * sizeof(long));
+    unsigned char *out = malloc((size_t)N * nproc);
+    armci_hdl_t *h = malloc(sizeof(armci_hdl_t) * nproc);
+    long accs = 0; /* accumulates fenced into my memory so far */
     ARMCI_Barrier();
-    int writer = 0, data_proc = nproc - 1, flag_proc = nproc > 2 ? 1 : 0;
     for (int r = 1; r <= rounds; r++) {
+        int writer = r % nproc;
         if (me == writer) {
-            fill_pattern(mal, N, (uint64_t)r);
-            ARMCI_Put(mal, mem[data_proc], N, data_proc);
-            ARMCI_Fence(data_proc);
-            ARMCI_PutValueInt(r, (char *)mem[flag_proc] + N, flag_proc);
-            ARMCI_Fence(flag_proc);
+            long one = 1, value = r;
+            /* The accumulates first: waiting for a send polls, and a poll runs every write
+             * posted before it. The puts are left to the fence. */
+            for (int p = 0; p < nproc; p++)
+                if (p != me)
+                    ARMCI_Acc(ARMCI_ACC_LNG, &one, &one, (long *)mem[p] + COUNT, sizeof(long), p);
+            for (int p = 0; p < nproc; p++) {
+                if (p == me)
+                    continue;
+                fill_pattern(out + (size_t)p * N, N, (uint64_t)(r * 131 + p));
+                ARMCI_INIT_HANDLE(&h[p]);
+                ARMCI_NbPut(out + (size_t)p * N, mem[p], N, p, &h[p]);
+                ARMCI_Put(&value, (long *)mem[p] + WORD, sizeof(long), p); /* inline: no wait */
+            }
+            if (r % 2) {
+                for (int p = 0; p < nproc; p++)
+                    if (p != me)
+                        ARMCI_Fence(p);
+            } else {
+                ARMCI_AllFence();
+            }
+            for (int p = 0; p < nproc; p++)
+                if (p != me)
+                    MPI_Send(&r, 1, MPI_INT, p, 77, MPI_COMM_WORLD);
+            /* No ARMCI call (it would poll) before every target has looked. */
+            MPI_Barrier(MPI_COMM_WORLD);
+            for (int p = 0; p < nproc; p++)
+                if (p != me)
+                    ARMCI_Wait(&h[p]);
+        } else {
+            int said;
+            /* The writer's operations are complete here by now: fenced before this message. */
+            MPI_Recv(&said, 1, MPI_INT, writer, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            long *words = mem[me];
+            long bad = check_pattern(mem[me], N, (uint64_t)(r * 131 + me));
+            CHECK(bad < 0 && words[WORD] == r,
+                  "round %d: the writer %d fenced and told us, but its put is not here (byte %ld "
+                  "differs, word %ld)",
+                  r, writer, bad, words[WORD]);
+            accs++;
+            CHECK(words[COUNT] == accs, "round %d: %ld accumulates fenced here, expected %ld", r,
+                  words[COUNT], accs);
+            MPI_Barrier(MPI_COMM_WORLD); /* checked before the next writer overwrites it */
         }
-        if (me == flag_proc) {
-            volatile int *flag = (volatile int *)((char *)mem[flag_proc] + N);
-            while (*flag != r)
-                sched_yield();
-            ARMCI_Get(mem[data_proc], loc, N, data_proc);
-            long bad = check_pattern(loc, N, (uint64_t)r);
-            CHECK(bad < 0, "round %d: data not complete when the flag was set (byte %ld)", r, bad);
-        }
-        ARMCI_Barrier();
     }
+    ARMCI_Barrier();
     ARMCI_Free(mem[me]);
     free(mem);
+    free(out);
+    free(h);
 }
 
 int main(int argc, char **argv)

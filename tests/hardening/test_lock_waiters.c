@@ -17,7 +17,7 @@
 /* ---- what locks.c needs from the rest of the server ---- */
 
 static uint64_t block_base, block_size;
-static int replies, last_status;
+static int replies, queued_notices, last_status;
 static uint64_t last_token;
 
 bool registry_is_lock(uint64_t addr)
@@ -26,9 +26,17 @@ bool registry_is_lock(uint64_t addr)
            (addr - block_base) % sizeof(struct ticket_lock) == 0;
 }
 
-void server_answer_lock(struct server_conn *sc, uint64_t token, int status)
+void server_lock_queued(struct server_conn *sc, uint64_t token)
 {
     (void)sc;
+    (void)token;
+    queued_notices++;
+}
+
+void server_answer_lock(struct server_conn *sc, uint64_t token, int status, bool queued)
+{
+    (void)sc;
+    (void)queued;
     replies++;
     last_token = token;
     last_status = status;
@@ -38,7 +46,7 @@ void server_answer(struct server_conn *sc, uint64_t token, int status, int64_t v
 {
     (void)may_wait;
     (void)value;
-    server_answer_lock(sc, token, status);
+    server_answer_lock(sc, token, status, false);
 }
 
 void armci_warn(const char *fmt, ...)
@@ -85,7 +93,8 @@ int main(void)
     EXPECT(replies == 1 && last_status == DS_OK, "the free mutex is granted at once");
     rq = lock_message(DS_LOCK, mutex, 2);
     lock_request(&b, &rq);
-    EXPECT(replies == 1, "the second locker waits");
+    EXPECT(replies == 1 && queued_notices == 1,
+           "the second locker waits, told so (its credit returns at once)");
 
     rq = lock_message(DS_UNLOCK, mutex, 3);
     lock_request(&b, &(struct ds_message){.op = DS_LOCK, .addr = mutex + 8, .len = 64, .token = 9});

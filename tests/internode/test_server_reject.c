@@ -2,8 +2,9 @@
  * The data server validates every request on its own: hand-made requests
  * (bypassing the client-side checks) naming memory outside any ARMCI
  * segment, or malformed, are answered with an error and change nothing,
- * and the server keeps serving. Needs ARMCI_TEST_HOOKS=1 (rejections are
- * counted instead of ending the job), 2 processes on 2 nodes.
+ * and the server keeps serving. The requests go through transport/raw.h,
+ * which returns a rejection's status instead of ending the job. 2 processes
+ * on 2 nodes.
  */
 #include <mpi.h>
 #include <string.h>

@@ -9,8 +9,11 @@
  *     shares, and fetch-and-adds; the owners check their memory at the end
  *     against what an uncapped run must produce;
  *   - with more nodes than the cap, connections were closed and reopened;
- *   - no operation is lost across a close: non-blocking puts are in flight
- *     while other nodes' connections are closed.
+ *   - no operation is lost across a close: each round first puts and
+ *     accumulates to every target without waiting (non-blocking and blocking
+ *     puts in turn, non-blocking accumulates), so reaching the next target
+ *     closes connections while operations to the others are outstanding; a
+ *     close must wait for them (checked: some closes happened in that phase).
  *   - with only ARMCI_MAX_SERVER_CONNECTIONS, servers had clients close.
  * Usage: test_cap ROUNDS   (ARMCI_MAX_CONNECTIONS set in the environment)
  */
@@ -57,25 +60,36 @@ int main(int argc, char **argv)
     memset(shared[me], 0, 2 * sizeof(long));
     MPI_Barrier(MPI_COMM_WORLD);
 
-    unsigned char *out = malloc(SLICE), *in = malloc(SLICE);
+    unsigned char *out = malloc((size_t)n * SLICE), *in = malloc(SLICE);
     long ones[1] = {1}, one = 1;
+    long closed_in_flight = 0; /* closes while our non-blocking operations were outstanding */
     for (int round = 0; round < rounds; round++) {
         /* Another order every round: least recently used changes all the time. */
+        int dir = round % 2 ? 1 : n - 1;
+        /* First a put and an accumulate to every target, none waited for: at the cap, reaching
+         * the next target closes a connection while the operations to the others are still
+         * outstanding (every other put non-blocking, the rest blocking; the accumulates
+         * non-blocking). A close must wait for them, not lose them. */
+        long closed_before = cm_stats().closed;
         for (int k = 1; k < n; k++) {
-            int target = (me + k * (round % 2 ? 1 : n - 1)) % n;
-            if (target == me)
-                continue;
+            int target = (me + k * dir) % n;
             char *remote = (char *)seg[target] + (size_t)me * SLICE;
-            fill_pattern(out, SLICE, seed_of(me, target, round));
-            if (k % 2) {
-                ARMCI_NbPut(out, remote, SLICE, target, NULL);
-                ARMCI_WaitAll(); /* in flight while the next target may close a connection */
-            } else {
-                ARMCI_Put(out, remote, SLICE, target);
-            }
+            unsigned char *src = out + (size_t)target * SLICE;
+            fill_pattern(src, SLICE, seed_of(me, target, round));
+            if (k % 2)
+                ARMCI_NbPut(src, remote, SLICE, target, NULL);
+            else
+                ARMCI_Put(src, remote, SLICE, target);
             check_cap("a put");
-            ARMCI_Acc(ARMCI_ACC_LNG, &one, ones, shared[target], sizeof(long), target);
+            /* Answered by the target's data server: lost if the server forgets it at a close. */
+            ARMCI_NbAcc(ARMCI_ACC_LNG, &one, ones, shared[target], sizeof(long), target, NULL);
             check_cap("an accumulate");
+        }
+        closed_in_flight += cm_stats().closed - closed_before;
+        ARMCI_WaitAll();
+        for (int k = 1; k < n; k++) {
+            int target = (me + k * dir) % n;
+            char *remote = (char *)seg[target] + (size_t)me * SLICE;
             long old;
             ARMCI_Rmw(ARMCI_FETCH_AND_ADD_LONG, &old, (long *)shared[target] + 1, 1, target);
             check_cap("a read-modify-write");
@@ -108,14 +122,19 @@ int main(int argc, char **argv)
     if (cap && nodes - 1 > cap) {
         CHECK(st.closed > 0 && st.reopened > 0, "no connection closed (%ld) or reopened (%ld)",
               st.closed, st.reopened);
+        CHECK(closed_in_flight > 0, "no connection closed while operations were outstanding");
         CHECK(st.peak <= cap, "%ld connections at once, cap %d", st.peak, cap);
     }
     long closed = st.closed, total;
     MPI_Reduce(&closed, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     const char *sc = getenv("ARMCI_MAX_SERVER_CONNECTIONS");
     int server_cap = sc ? atoi(sc) : 0;
+    long in_flight_total;
+    MPI_Reduce(&closed_in_flight, &in_flight_total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (me == 0) {
-        printf("cap %d: %ld connections closed and reopened over the job\n", cap, total);
+        printf("cap %d: %ld connections closed and reopened over the job, %ld of them while "
+               "operations were outstanding\n",
+               cap, total, in_flight_total);
         /* Only a server's requests close anything when clients have no cap of their own. */
         if (server_cap > 0 && n - 1 > server_cap)
             CHECK(total > 0, "servers at a cap of %d asked nobody to close", server_cap);

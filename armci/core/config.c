@@ -43,8 +43,9 @@ const struct config_entry config_table[] = {
      "GID index (-1: choose; RoCE needs one)"},
     {"ARMCI_IB_TIMEOUT", CFG_INT, FIELD(ib_timeout), "17", 1, 31, NULL, false,
      "RC local ACK timeout exponent: 4.096 us * 2^N per try (17: 0.54 s)"},
-    {"ARMCI_IB_RETRY", CFG_INT, FIELD(ib_retry), "7", 0, 7, NULL, false,
-     "RC retransmissions before a node counts as lost"},
+    {"ARMCI_IB_RETRY", CFG_INT, FIELD(ib_retry), "6", 0, 6, NULL, false,
+     "RC retransmissions before a node counts as lost (at most 6: rdma_rxe takes 7 as "
+     "'forever')"},
     {"ARMCI_VERBOSE", CFG_BOOL, FIELD(verbose), "0", 0, 0, NULL, false,
      "log library, layout, device and configuration on stderr"},
     {"ARMCI_SEND_WQES", CFG_INT, FIELD(send_wqes), "64", 4, 1L << 14, NULL, false,

@@ -100,8 +100,10 @@ int rc_qp_rts_state(struct ibv_qp *qp, uint32_t my_psn)
     struct ibv_qp_attr attr = {
         .qp_state = IBV_QPS_RTS,
         .sq_psn = my_psn,
-        /* A peer silent for timeout x (retry_cnt + 1) is lost (17, 7: 4.3 s, long enough
-         * for a link that flaps for a second or two to come back). */
+        /* A peer silent for timeout x (retry_cnt + 1) is lost (17, 6: 3.8 s, long enough
+         * for a link that flaps for a second or two to come back). Never 7: the spec makes
+         * only rnr_retry 7 infinite, but rdma_rxe retries forever with retry_cnt 7 too, and a
+         * host that died would be waited for forever. */
         .timeout = (uint8_t)cfg.ib_timeout,
         .retry_cnt = (uint8_t)cfg.ib_retry,
         .rnr_retry = 7, /* infinite: receiver-not-ready is back-pressure, not an error */

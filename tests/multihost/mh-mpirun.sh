@@ -5,7 +5,8 @@
 # ssh. Nodes come from host names (no ARMCI_NODE_SIZE); the verbs device is
 # whatever the runtime finds (rdma_rxe here). Every ARMCI_*/SOFTIB_* variable
 # set here is passed to all ranks. Open MPI's own traffic stays on TCP over
-# eth0 so that the RDMA device carries only ours.
+# eth0 so that the RDMA device carries only ours; TCP keepalive lets mpirun
+# notice a host that died within seconds instead of minutes.
 np=$1 per_host=$2
 shift 2
 [ -n "${MH_HOSTFILE:-}" ] || { echo "mh-mpirun.sh: run inside the test cluster (tests/multihost/cluster.sh)" >&2; exit 2; }
@@ -18,4 +19,5 @@ exec mpirun --allow-run-as-root --hostfile "$MH_HOSTFILE" -np "$np" --map-by "pp
     --bind-to none --mca pml ob1 --mca btl self,vader,tcp --mca osc sm,pt2pt \
     --mca btl_vader_single_copy_mechanism none --mca mpi_yield_when_idle 1 \
     --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
+    --mca oob_tcp_keepalive_time 10 --mca oob_tcp_keepalive_intvl 2 --mca oob_tcp_keepalive_probes 3 \
     $pass "$@"

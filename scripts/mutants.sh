@@ -25,7 +25,7 @@ log=$root/mutants.log
 table='
 fence_noop soak-15s-6x3
 order_wait_skipped ordering-4x2
-credits_never_returned ordering-4x2 rma-4x2
+credits_never_returned ordering-4x2
 reply_batch_cut rma-4x2
 cap_closes_busy soak-15s-6x3
 acc_twice rma-4x2

@@ -46,23 +46,37 @@
 #include "testutil.h"
 
 enum op_class {
-    OP_PUT, OP_GET, OP_ACC, OP_PUTS, OP_GETS, OP_ACCS, OP_PUTV, OP_GETV, OP_ACCV,
-    OP_RMW, OP_LOCK, OP_FENCE, OP_BARRIER, OP_MSG, OP_MALLOC, NCLASSES
+    OP_PUT,
+    OP_GET,
+    OP_ACC,
+    OP_PUTS,
+    OP_GETS,
+    OP_ACCS,
+    OP_PUTV,
+    OP_GETV,
+    OP_ACCV,
+    OP_RMW,
+    OP_LOCK,
+    OP_FENCE,
+    OP_BARRIER,
+    OP_MSG,
+    OP_MALLOC,
+    NCLASSES
 };
-static const char *class_name[NCLASSES] = {"put",  "get",  "acc",  "puts", "gets",
-                                           "accs", "putv", "getv", "accv", "rmw",
-                                           "lock", "fence", "barrier", "msg", "malloc"};
+static const char *class_name[NCLASSES] = {"put",  "get",   "acc",     "puts", "gets",
+                                           "accs", "putv",  "getv",    "accv", "rmw",
+                                           "lock", "fence", "barrier", "msg",  "malloc"};
 
 /* A slot is PLANES x ROWS x COLS bytes (strided operations use 1 or 2 levels of it). */
-#define COLS       128
-#define ROWS       16
-#define PLANES     4
-#define SLOT       (PLANES * ROWS * COLS)
-#define BLOCK      64  /* vector pieces: at most one per block of a slot */
-#define ACC_COLS   16  /* shared accumulate cells: ACC_ROWS x ACC_COLS longs */
-#define ACC_ROWS   16
-#define ACC_CELLS  (ACC_ROWS * ACC_COLS)
-#define NMUTEX     4
+#define COLS        128
+#define ROWS        16
+#define PLANES      4
+#define SLOT        (PLANES * ROWS * COLS)
+#define BLOCK       64 /* vector pieces: at most one per block of a slot */
+#define ACC_COLS    16 /* shared accumulate cells: ACC_ROWS x ACC_COLS longs */
+#define ACC_ROWS    16
+#define ACC_CELLS   (ACC_ROWS * ACC_COLS)
+#define NMUTEX      4
 #define MAX_THREADS 16
 #define MAX_REPORTS 20 /* mismatch messages printed per process */
 
@@ -261,7 +275,8 @@ static void box_rows(const struct box *b, enum rows_do what, unsigned char *shad
     for (int z = 0; z < b->count[2]; z++) {
         for (int r = 0; r < b->count[1]; r++) {
             size_t so = b->remote_off + (size_t)z * ROWS * COLS + (size_t)r * COLS;
-            size_t lo = (size_t)z * (size_t)b->local_stride[1] + (size_t)r * (size_t)b->local_stride[0];
+            size_t lo =
+                (size_t)z * (size_t)b->local_stride[1] + (size_t)r * (size_t)b->local_stride[0];
             if (what == ROWS_TO_SHADOW)
                 memcpy(shadow + so, buf + lo, (size_t)b->count[0]);
             else
@@ -336,7 +351,9 @@ static void do_putv(struct worker *w, int p)
     unsigned char *buf = local_buffer(w);
     random_pieces(w, &v, p, buf);
     fill_random(w, buf, (size_t)v.n * BLOCK);
-    armci_giov_t iov = {.src_ptr_array = v.local, .dst_ptr_array = v.remote, .bytes = v.bytes,
+    armci_giov_t iov = {.src_ptr_array = v.local,
+                        .dst_ptr_array = v.remote,
+                        .bytes = v.bytes,
                         .ptr_array_len = v.n};
     armci_hdl_t h;
     if (use_handle(w, &h)) {
@@ -355,7 +372,9 @@ static void do_getv(struct worker *w, int p)
     struct pieces v;
     unsigned char *buf = local_buffer(w);
     random_pieces(w, &v, p, buf);
-    armci_giov_t iov = {.src_ptr_array = v.remote, .dst_ptr_array = v.local, .bytes = v.bytes,
+    armci_giov_t iov = {.src_ptr_array = v.remote,
+                        .dst_ptr_array = v.local,
+                        .bytes = v.bytes,
                         .ptr_array_len = v.n};
     armci_hdl_t h;
     if (use_handle(w, &h)) {
@@ -407,7 +426,8 @@ static void do_acc(struct worker *w, int p)
 static void do_accs(struct worker *w, int p)
 {
     int c0 = (int)rnd(w, ACC_COLS), r0 = (int)rnd(w, ACC_ROWS);
-    int cols = 1 + (int)rnd(w, (uint64_t)(ACC_COLS - c0)), rows = 1 + (int)rnd(w, (uint64_t)(ACC_ROWS - r0));
+    int cols = 1 + (int)rnd(w, (uint64_t)(ACC_COLS - c0)),
+        rows = 1 + (int)rnd(w, (uint64_t)(ACC_ROWS - r0));
     int local_cols = cols + (int)rnd(w, 3);
     long scale = 1 + (long)rnd(w, 3);
     long *src = (long *)local_buffer(w);
@@ -455,8 +475,10 @@ static void do_accv(struct worker *w, int p)
             record_acc(w, p, cell + k, scale, src[i * GROUP + k]);
         }
     }
-    armci_giov_t iov = {.src_ptr_array = local, .dst_ptr_array = remote,
-                        .bytes = len * (int)sizeof(long), .ptr_array_len = n};
+    armci_giov_t iov = {.src_ptr_array = local,
+                        .dst_ptr_array = remote,
+                        .bytes = len * (int)sizeof(long),
+                        .ptr_array_len = n};
     armci_hdl_t h;
     if (use_handle(w, &h)) {
         ARMCI_NbAccV(ARMCI_ACC_LNG, &scale, &iov, 1, p, &h);
@@ -523,8 +545,8 @@ static void do_fence(struct worker *w, int p)
 }
 
 static void (*const operations[])(struct worker *, int) = {
-    do_put, do_get, do_puts, do_gets, do_putv, do_getv, do_acc, do_accs, do_accv,
-    do_rmw, do_lock, do_fence,
+    do_put, do_get,  do_puts, do_gets, do_putv, do_getv,
+    do_acc, do_accs, do_accv, do_rmw,  do_lock, do_fence,
 };
 
 /*
@@ -584,16 +606,20 @@ static uint64_t checksum(const unsigned char *p, size_t n)
 static void check_slots_after_fence(void)
 {
     size_t n = (size_t)nprocs * (size_t)nthreads;
-    uint64_t *expected_there = malloc(sizeof(uint64_t) * n), *expected_here = malloc(sizeof(uint64_t) * n);
+    uint64_t *expected_there = malloc(sizeof(uint64_t) * n),
+             *expected_here = malloc(sizeof(uint64_t) * n);
     for (int p = 0; p < nprocs; p++)
         for (int t = 0; t < nthreads; t++)
-            expected_there[(size_t)p * nthreads + t] = checksum(workers[t].shadow + (size_t)p * SLOT, SLOT);
+            expected_there[(size_t)p * nthreads + t] =
+                checksum(workers[t].shadow + (size_t)p * SLOT, SLOT);
     MPI_Alltoall(expected_there, nthreads, MPI_UINT64_T, expected_here, nthreads, MPI_UINT64_T,
                  MPI_COMM_WORLD);
     for (int r = 0; r < nprocs; r++)
         for (int t = 0; t < nthreads; t++)
             if (checksum(slot_at(me, r, t), SLOT) != expected_here[(size_t)r * nthreads + t])
-                mismatch("after the fences, the slot of rank %d thread %d differs from what it wrote", r, t);
+                mismatch(
+                    "after the fences, the slot of rank %d thread %d differs from what it wrote", r,
+                    t);
     free(expected_there);
     free(expected_here);
 }
@@ -620,7 +646,8 @@ static void check_cells(void)
     const long *s = sum + (size_t)me * per;
     for (int i = 0; i < ACC_CELLS; i++)
         if (acc_cells(me)[i] != s[i])
-            mismatch("accumulate cell %d is %ld, the accumulates added %ld", i, acc_cells(me)[i], s[i]);
+            mismatch("accumulate cell %d is %ld, the accumulates added %ld", i, acc_cells(me)[i],
+                     s[i]);
     const long *r = s + ACC_CELLS;
     long fa = *rmw_cell(me, CELL_FA_LONG), swap = *rmw_cell(me, CELL_SWAP);
     int fai = *(int *)rmw_cell(me, CELL_FA_INT);
@@ -724,7 +751,8 @@ static void start_workers(void)
     for (int t = 0; t < nthreads; t++) {
         struct worker *w = &workers[t];
         w->id = t;
-        w->rng = 0x9E3779B97F4A7C15ULL * (uint64_t)(me * MAX_THREADS + t + 1) ^ (uint64_t)time(NULL);
+        w->rng =
+            0x9E3779B97F4A7C15ULL * (uint64_t)(me * MAX_THREADS + t + 1) ^ (uint64_t)time(NULL);
         w->shadow = malloc((size_t)nprocs * SLOT);
         w->plain = malloc(2 * SLOT);
         w->reg = ARMCI_Malloc_local(2 * SLOT);
@@ -764,7 +792,8 @@ static void print_summary(double seconds, int epochs, long rss[3])
     MPI_Reduce(ops, total, NCLASSES, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (me != 0)
         return;
-    printf("soak: %d processes x %d threads, %.0f s, %d epochs\n", nprocs, nthreads, seconds, epochs);
+    printf("soak: %d processes x %d threads, %.0f s, %d epochs\n", nprocs, nthreads, seconds,
+           epochs);
     printf("soak ops:");
     long all = 0;
     for (int c = 0; c < NCLASSES; c++) {

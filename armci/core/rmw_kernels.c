@@ -1,5 +1,6 @@
 /* The atomics behind ARMCI_Rmw, shared by the API (same node) and the data server. */
 #include "core/rmw_kernels.h"
+#include "core/mutant.h"
 
 #include "armci.h"
 
@@ -23,6 +24,9 @@ long rmw_apply(int op, void *target, long value)
     case ARMCI_FETCH_AND_ADD:
         return __atomic_fetch_add((int *)target, (int)value, __ATOMIC_SEQ_CST);
     case ARMCI_FETCH_AND_ADD_LONG:
+#if ARMCI_MUTANT_IS(rmw_returns_new)
+        return __atomic_add_fetch((long *)target, value, __ATOMIC_SEQ_CST);
+#endif
         return __atomic_fetch_add((long *)target, value, __ATOMIC_SEQ_CST);
     case ARMCI_SWAP:
         return __atomic_exchange_n((int *)target, (int)value, __ATOMIC_SEQ_CST);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/acc.h"
+#include "core/mutant.h"
 #include "core/error.h"
 #include "core/node_shared.h"
 #include "core/rmw_kernels.h"
@@ -90,6 +91,10 @@ static int do_unpack(const struct ds_message *rq, size_t payload, bool accumulat
             acc_apply(rq->datatype, rq->scale, base + it.dst_off, src, chunk);
         else
             memcpy(base + it.dst_off, src, chunk);
+#if ARMCI_MUTANT_IS(acc_twice)
+        if (accumulate)
+            acc_apply(rq->datatype, rq->scale, base + it.dst_off, src, chunk);
+#endif
     }
     if (accumulate)
         node_acc_unlock(local);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "core/error.h"
+#include "core/mutant.h"
 #include "core/ticket_lock.h"
 #include "core/util.h"
 #include "dataserver/server_internal.h"
@@ -70,8 +71,29 @@ void lock_request(struct server_conn *sc, const struct ds_message *rq)
     server_lock_queued(sc, rq->token);
 }
 
+#if ARMCI_MUTANT_IS(lock_queue_lifo)
+/* The bug: the newest waiter for a lock takes over the ticket now being served. */
+static void newest_waiter_first(void)
+{
+    for (struct lock_waiter *w = waiters; w; w = w->next) {
+        if (__atomic_load_n(&w->lock->serving, __ATOMIC_SEQ_CST) != w->ticket)
+            continue;
+        struct lock_waiter *newest = w;
+        for (struct lock_waiter *v = w->next; v; v = v->next)
+            if (v->lock == w->lock && v->ticket > newest->ticket)
+                newest = v;
+        uint64_t t = newest->ticket;
+        newest->ticket = w->ticket;
+        w->ticket = t;
+    }
+}
+#endif
+
 void locks_rescan(void)
 {
+#if ARMCI_MUTANT_IS(lock_queue_lifo)
+    newest_waiter_first();
+#endif
     for (struct lock_waiter **link = &waiters; *link;) {
         struct lock_waiter *w = *link;
         if (__atomic_load_n(&w->lock->serving, __ATOMIC_SEQ_CST) != w->ticket) {

@@ -4,6 +4,7 @@
  * init) or on-demand (first use; see ondemand.c).
  */
 #include "odcm/cm.h"
+#include "core/mutant.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,9 @@ struct cm_stats cm_stats(void)
 /* Whether c may be closed now: ready, and nothing of ours on it, in flight or about to be. */
 static bool closable(const struct conn *c)
 {
+#if ARMCI_MUTANT_IS(cap_closes_busy)
+    return c->state == CONN_READY && !c->pinned;
+#endif
     return c->state == CONN_READY && !c->pinned && !c->outstanding && !c->queue_head &&
            !c->draining && !c->sq_posted && !c->sq_dirty;
 }

@@ -1,4 +1,5 @@
 #include "strided/stride.h"
+#include "core/mutant.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -112,6 +113,10 @@ void stride_iter_next(struct stride_iter *it)
     for (int i = 1; i <= d->levels; i++) {
         size_t src_step = d->src_stride ? (size_t)d->src_stride[i - 1] : 0;
         size_t dst_step = d->dst_stride ? (size_t)d->dst_stride[i - 1] : 0;
+#if ARMCI_MUTANT_IS(stride_ignored)
+        if (i == 2)
+            dst_step = d->dst_stride ? (size_t)d->dst_stride[0] : 0;
+#endif
         if (++it->idx[i] < d->count[i]) {
             it->src_off += src_step;
             it->dst_off += dst_step;
@@ -170,6 +175,12 @@ bool stride_pieces_next(struct stride_pieces *p, struct stride_piece *out)
     }
     for (int i = run_level; i <= d->levels; i++) {
         out->src_off += (size_t)p->idx[i] * (size_t)d->src_stride[i - 1];
+#if ARMCI_MUTANT_IS(stride_ignored)
+        if (i == 2) {
+            out->dst_off += (size_t)p->idx[i] * (size_t)d->dst_stride[0];
+            continue;
+        }
+#endif
         out->dst_off += (size_t)p->idx[i] * (size_t)d->dst_stride[i - 1];
     }
     /* Advance: the run along run_level, then the odometer above it. */

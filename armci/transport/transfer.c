@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/acc.h"
+#include "core/mutant.h"
 #include "core/config.h"
 #include "core/memstat.h"
 #include "dataserver/protocol.h"
@@ -823,6 +824,10 @@ void remote_get(const struct target *t, void *dst, size_t bytes, struct handle *
     int count[1] = {(int)bytes};
     struct transfer x = {
         .op = TRANSFER_GET, .local = dst, .remote = *t, .d = {0, count, NULL, NULL}};
+#if ARMCI_MUTANT_IS(get_wrong_offset)
+    x.remote.server_addr += bytes > 8 ? 8 : 0;
+    count[0] -= bytes > 8 ? 8 : 0;
+#endif
     transfer_start(&x, req, blocking);
 }
 

@@ -1,0 +1,116 @@
+#!/bin/sh
+# Mutation check: builds libarmci with each deliberate bug of armci/core/mutant.h compiled in
+# (meson option `mutant`) and runs the tests that should notice it. Every mutant must be
+# caught (one of its tests fails); a mutant that survives is a hole in the test suites.
+#
+#   scripts/mutants.sh [BUILD_ROOT]      (default: build-mutants beside this tree)
+#   scripts/mutants.sh BUILD_ROOT NAME...   only these mutants
+#
+# One build directory, BUILD_ROOT/mutant, is reconfigured for each mutant: only the library
+# and the tests that link its objects are rebuilt. The tests first run once without a mutant
+# (they must pass there, or a failure would prove nothing). Prints `killed NAME by TEST` or
+# `SURVIVED NAME` per mutant; exits 1 if any survived or the baseline failed.
+# MUTANTS_TIMEOUT_MULTIPLIER (default 0.3) shortens the tests' timeouts: some mutants hang.
+# MUTANTS_TESTS="TEST..." runs these tests for every mutant instead of the table's (to see
+# what one test catches).
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+root=${1:-$src/build-mutants}
+[ $# -gt 0 ] && shift
+dir=$root/mutant
+multiplier=${MUTANTS_TIMEOUT_MULTIPLIER:-0.3}
+log=$root/mutants.log
+
+# NAME: the tests that kill it, the cheapest first (README.md, Tests, lists the same).
+table='
+fence_noop soak-15s-6x3
+order_wait_skipped ordering-4x2
+credits_never_returned ordering-4x2
+reply_batch_cut rma-4x2
+cap_closes_busy soak-15s-6x3
+acc_twice rma-4x2
+rmw_returns_new rma-4x2
+lock_queue_lifo lock-fifo-4x1
+stride_ignored strided-4x1
+vector_piece_skipped strided-4x1
+ud_retransmission_dropped udloss-alltoall-6x1-overlap
+msg_op_ignored msg-4x2
+barrier_skips_round 4x2
+get_wrong_offset rma-4x2
+'
+if [ -n "${MUTANTS_TESTS:-}" ]; then
+    table=$(echo "$table" | while read -r name tests; do
+        [ -n "$name" ] && echo "$name $MUTANTS_TESTS"
+    done)
+fi
+if [ $# -gt 0 ]; then
+    wanted=" $* "
+    table=$(echo "$table" | while read -r name tests; do
+        case "$wanted" in *" $name "*) echo "$name $tests" ;; esac
+    done)
+fi
+
+mkdir -p "$root"
+: >"$log"
+start=$(date +%s)
+configure() {
+    if [ -d "$dir" ]; then
+        meson configure "$dir" -Dmutant="$1" >>"$log" 2>&1
+    else
+        meson setup "$dir" "$src" -Dbench=false -Dmutant="$1" >>"$log" 2>&1
+    fi && ninja -C "$dir" -j2 >>"$log" 2>&1
+} </dev/null
+# run_test NAME: one test, quietly; its status.
+run_test() {
+    meson test -C "$dir" --no-rebuild --print-errorlogs --timeout-multiplier "$multiplier" "$1" >>"$log" 2>&1 </dev/null
+}
+
+configure '' || { echo "mutants.sh: the build without a mutant failed (see $log)"; exit 1; }
+# Every named test must exist (meson test passes when a name matches nothing) and pass.
+meson test -C "$dir" --list >"$root/tests.list" 2>>"$log" </dev/null
+baseline_ok=true
+for t in $(echo "$table" | while read -r name tests; do echo "$tests"; done | tr ' ' '\n' | sort -u); do
+    if ! grep -q " / $t\$" "$root/tests.list"; then
+        echo "mutants.sh: no test named $t"
+        baseline_ok=false
+    elif ! run_test "$t"; then
+        echo "mutants.sh: $t fails without a mutant (see $log)"
+        baseline_ok=false
+    fi
+done
+$baseline_ok || exit 1
+
+survived=0
+count=0
+while read -r name tests; do
+    [ -n "$name" ] || continue
+    count=$((count + 1))
+    if ! grep -rq "ARMCI_MUTANT_IS($name)" "$src/armci"; then
+        echo "SURVIVED $name (no such mutation point in armci/)"
+        survived=$((survived + 1))
+        continue
+    fi
+    if ! configure "$name"; then
+        echo "SURVIVED $name (did not build: see $log)"
+        survived=$((survived + 1))
+        continue
+    fi
+    killer=
+    for t in $tests; do
+        if ! run_test "$t"; then
+            killer=$t
+            break
+        fi
+    done
+    if [ -n "$killer" ]; then
+        echo "killed $name by $killer"
+    else
+        echo "SURVIVED $name"
+        survived=$((survived + 1))
+    fi
+done <<END
+$table
+END
+configure '' >/dev/null 2>&1 # leave the directory without a bug compiled in
+echo "mutants: $((count - survived)) of $count killed in $(($(date +%s) - start)) s (log: $log)"
+[ "$survived" -eq 0 ]

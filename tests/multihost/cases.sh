@@ -109,10 +109,17 @@ fault_cases() {
     #    end with an error that names the lost node, in bounded time, and leave no names
     #    in node1's /dev/shm.
     log=$logs/poweroff.log why=""
-    timeout -k 10 240 "$mpirun_mh" "$np" "$per_host" "$steady" steady 600 >"$log" 2>&1 &
+    timeout -k 10 600 "$mpirun_mh" "$np" "$per_host" "$steady" steady 600 >"$log" 2>&1 &
     local job=$!
-    sleep 25
+    # Power off only once every rank runs the workload (mpirun's start-up alone takes a
+    # minute here; a host lost during the launch is MPI's business, not ours).
+    local waited=0
+    while [ "$(grep -c 'verbs provider rdma-core' "$log")" -lt "$np" ] && [ $waited -lt 300 ]; do
+        sleep 2; waited=$((waited + 2))
+    done
+    sleep 15
     grep -q "PASS steady" "$log" && why="the workload ended before the fault"
+    [ "$(grep -c 'verbs provider rdma-core' "$log")" -lt "$np" ] && why="the job did not start within 300 s"
     rm -f "$MH_CONTROL/poweroff-node2.done"
     t0=$(date +%s.%N)
     touch "$MH_CONTROL/poweroff-node2"
@@ -120,7 +127,7 @@ fault_cases() {
     local rc=$?
     t1=$(date +%s.%N)
     took=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')
-    [ $rc -eq 124 ] || [ $rc -eq 137 ] && why="no end within 240 s: the survivors hang"
+    [ $rc -eq 124 ] || [ $rc -eq 137 ] && why="no end within 600 s of the start: the survivors hang"
     grep -q "PASS steady" "$log" && why="the job passed although a host died"
     grep -q "ARMCI error (rank [0-9]*): node 1 (host node2, .*) is lost" "$log" ||
         why="${why:+$why; }no error naming node 1 (host node2) as lost"

@@ -84,6 +84,12 @@ const struct config_entry config_table[] = {
      "barrier: rdma (flags and RDMA recursive doubling) or mpi"},
     {"ARMCI_TEST_HOOKS", CFG_INT, FIELD(test_hooks), "0", 0, 1L << 30, NULL, false,
      "fault injection for the test suites (bit set)"},
+    {"ARMCI_TEST_EXPECT_NP", CFG_INT, FIELD(test_expect_np), "0", 0, 1L << 24, NULL, true,
+     "test suites (tests/run-mpi.sh sets it): ARMCI_Init stops the job unless MPI_COMM_WORLD "
+     "has this many processes; 0: no check"},
+    {"ARMCI_TEST_EXPECT_NODES", CFG_INT, FIELD(test_expect_nodes), "0", 0, 1L << 24, NULL, true,
+     "test suites (tests/run-mpi.sh sets it): ARMCI_Init stops the job unless the processes "
+     "span this many nodes; 0: no check"},
 };
 /* clang-format on */
 const int config_table_size = (int)ARRAY_SIZE(config_table);

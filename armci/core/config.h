@@ -44,6 +44,8 @@ struct config {
     int max_server_connections; /* ARMCI_MAX_SERVER_CONNECTIONS: a data server's soft cap */
     long strided_threshold; /* ARMCI_STRIDED_THRESHOLD: -1 cost model, else RDMA for chunks >= N */
     int test_hooks;         /* ARMCI_TEST_HOOKS: fault injection (fault.h) */
+    int test_expect_np;     /* ARMCI_TEST_EXPECT_NP: processes the launcher was asked for */
+    int test_expect_nodes;  /* ARMCI_TEST_EXPECT_NODES: nodes the test was meant to span */
 };
 
 extern struct config cfg;

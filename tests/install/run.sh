@@ -1,0 +1,75 @@
+#!/bin/sh
+# Installs ARMCI-ODCM into a fresh prefix and uses it as a user would,
+# with nothing on LD_LIBRARY_PATH (meson suite `install`):
+#   run.sh SOURCE_DIR WORK_DIR MPI(openmpi|mpich)
+# - configures WORK_DIR/build with --prefix=WORK_DIR/prefix (library, tools
+#   and applications only), builds and installs it;
+# - every installed program carries a RUNPATH to the installed library dir;
+# - builds tests/install/app.c with the README's link line and runs it, and
+#   the installed lu, on 2 processes in 2 virtual nodes (ARMCI_NODE_SIZE=1),
+#   with the launcher of the MPI built for (tests/run-mpi.sh);
+# - the installed armci-info and softib-info start.
+set -u
+src=$(cd "$1" && pwd)
+work=$2
+mpi=$3
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+prefix=$work/prefix
+build=$work/build
+fail() {
+    echo "FAIL: $*"
+    exit 1
+}
+unset LD_LIBRARY_PATH ARMCI_SOFTIB_LIBRARY
+export ARMCI_VERBOSE=0
+
+if [ ! -f "$build/build.ninja" ]; then
+    meson setup "$build" "$src" --prefix="$prefix" -Dmpi="$mpi" -Dtests=false -Dbench=false \
+        >"$work/setup.log" 2>&1 || { cat "$work/setup.log"; fail "meson setup"; }
+fi
+ninja -C "$build" >"$work/build.log" 2>&1 || { tail -30 "$work/build.log"; fail "build"; }
+rm -rf "$prefix"
+meson install -C "$build" --quiet >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "install"; }
+
+pc=$(find "$prefix" -name armci.pc | head -1)
+[ -n "$pc" ] || fail "no armci.pc under $prefix"
+export PKG_CONFIG_PATH="$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+libdir=$(pkg-config --variable=libdir armci)
+case $mpi in
+mpich) want=mpich ;;
+*) want=ompi-c ;;
+esac
+pkg-config --print-requires armci | grep -qx "$want" ||
+    fail "armci.pc requires '$(pkg-config --print-requires armci | tr '\n' ' ')', not $want"
+
+for exe in lu lj randomaccess armci-info softib-info; do
+    runpath=$(readelf -d "$prefix/bin/$exe" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')
+    [ "$runpath" = "$libdir" ] || fail "$exe: RUNPATH '$runpath', expected $libdir"
+done
+echo "ok: installed programs have RUNPATH $libdir; armci.pc requires $want"
+
+# The README's link line, word for word.
+cd "$work" || exit 1
+cc -o app "$src/tests/install/app.c" $(pkg-config --cflags --libs armci) \
+    -Wl,-rpath,$(pkg-config --variable=libdir armci) || fail "cc with the README's link line"
+ldd ./app | grep -q "libarmci.so.0 => $libdir/" || fail "app does not load $libdir/libarmci.so.0"
+
+run() { # EXPECTED_TEXT NP PROGRAM ARGS...
+    text=$1
+    shift
+    out=$(ARMCI_NODE_SIZE=1 "$src/tests/run-mpi.sh" "$@" 2>&1)
+    status=$?
+    printf '%s\n' "$out" | grep -qF -- "$text" && [ $status -eq 0 ] || {
+        printf '%s\n' "$out"
+        fail "$* (exit $status), expected '$text'"
+    }
+    echo "ok: $* -> $(printf '%s\n' "$out" | grep -F -- "$text" | head -1)"
+}
+run "install-app: 2 processes, ring of 4096-byte puts verified" 2 ./app
+run "2 processes on 2 nodes" 2 ./app
+run "check=PASS" 2 "$prefix/bin/lu" -n 96 -b 16
+"$prefix/bin/armci-info" >/dev/null || fail "installed armci-info"
+"$prefix/bin/softib-info" --help >/dev/null || fail "installed softib-info"
+echo "ok: installed armci-info and softib-info run"
+echo "PASS: install into $prefix, the README's link line, 2 processes on 2 nodes ($mpi)"

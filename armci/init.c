@@ -36,6 +36,7 @@ static void log_library(void)
         dladdr((void *)PARMCI_Init, &info) && info.dli_fname ? info.dli_fname : "(unknown file)";
     if (rt.me != 0)
         return;
+    config_warn_unknown(environ);
     armci_log("ARMCI-ODCM %d.%d: libarmci code in %s", ARMCI_ODCM_VERSION_MAJOR,
               ARMCI_ODCM_VERSION_MINOR, file);
     if (cfg.verbose)

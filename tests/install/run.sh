@@ -8,7 +8,8 @@
 # - builds tests/install/app.c with the README's link line and runs it, and
 #   the installed lu, on 2 processes in 2 virtual nodes (ARMCI_NODE_SIZE=1),
 #   with the launcher of the MPI built for (tests/run-mpi.sh);
-# - the installed armci-info and softib-info start.
+# - a CMake project finds it with find_package(ARMCI) (tests/install/cmake);
+# - the installed armci-info and softib-info start, man pages are installed.
 set -u
 src=$(cd "$1" && pwd)
 work=$2
@@ -69,7 +70,20 @@ run() { # EXPECTED_TEXT NP PROGRAM ARGS...
 run "install-app: 2 processes, ring of 4096-byte puts verified" 2 ./app
 run "2 processes on 2 nodes" 2 ./app
 run "check=PASS" 2 "$prefix/bin/lu" -n 96 -b 16
+# find_package(ARMCI) in a CMake project (when cmake is installed).
+if command -v cmake >/dev/null; then
+    rm -rf "$work/cmake-build"
+    cmake -S "$src/tests/install/cmake" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" \
+        >"$work/cmake.log" 2>&1 && cmake --build "$work/cmake-build" >>"$work/cmake.log" 2>&1 ||
+        { cat "$work/cmake.log"; fail "CMake project with find_package(ARMCI)"; }
+    run "install-app: 2 processes, ring of 4096-byte puts verified" 2 "$work/cmake-build/app_cmake"
+else
+    echo "skip: no cmake, find_package(ARMCI) not tried"
+fi
 "$prefix/bin/armci-info" >/dev/null || fail "installed armci-info"
 "$prefix/bin/softib-info" --help >/dev/null || fail "installed softib-info"
-echo "ok: installed armci-info and softib-info run"
+for page in man1/armci-info.1 man1/softib-info.1 man7/armci.7; do
+    [ -f "$prefix/share/man/$page" ] || fail "man page $page not installed"
+done
+echo "ok: installed armci-info and softib-info run, man pages installed"
 echo "PASS: install into $prefix, the README's link line, 2 processes on 2 nodes ($mpi)"

@@ -8,6 +8,7 @@
 # - builds tests/install/app.c with the README's link line and runs it, and
 #   the installed lu, on 2 processes in 2 virtual nodes (ARMCI_NODE_SIZE=1),
 #   with the launcher of the MPI built for (tests/run-mpi.sh);
+# - a Fortran program through Debian's GA (Open MPI) links and runs the same way;
 # - a CMake project finds it with find_package(ARMCI) (tests/install/cmake);
 # - the installed armci-info and softib-info start, man pages are installed.
 set -u
@@ -70,6 +71,18 @@ run() { # EXPECTED_TEXT NP PROGRAM ARGS...
 run "install-app: 2 processes, ring of 4096-byte puts verified" 2 ./app
 run "2 processes on 2 nodes" 2 ./app
 run "check=PASS" 2 "$prefix/bin/lu" -n 96 -b 16
+# A Fortran program through Debian's GA (built for Open MPI only here), with
+# the README's GA link line plus the rpath.
+gafort=/usr/lib/x86_64-linux-gnu/libga-$mpi.a
+if [ "$mpi" = openmpi ] && [ -f "$gafort" ] && command -v mpif90.openmpi >/dev/null; then
+    mpif90.openmpi -fdefault-integer-8 -o ga_app "$src/tests/install/ga_app.F90" \
+        -lga-openmpi $(pkg-config --libs armci) -lscalapack-openmpi -llapack -lblas -lm \
+        -Wl,-rpath,$(pkg-config --variable=libdir armci) || fail "mpif90 with the README's GA link line"
+    run "install-ga-fortran: 2 processes, global array verified" 2 ./ga_app
+else
+    echo "skip: no GA for $mpi or no mpif90.openmpi, the Fortran GA program not tried"
+fi
+
 # find_package(ARMCI) in a CMake project (when cmake is installed).
 if command -v cmake >/dev/null; then
     rm -rf "$work/cmake-build"

@@ -36,7 +36,8 @@ meson install -C "$build" --quiet >"$work/install.log" 2>&1 || { cat "$work/inst
 
 pc=$(find "$prefix" -name armci.pc | head -1)
 [ -n "$pc" ] || fail "no armci.pc under $prefix"
-export PKG_CONFIG_PATH="$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+PKG_CONFIG_PATH="$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+export PKG_CONFIG_PATH
 libdir=$(pkg-config --variable=libdir armci)
 case $mpi in
 mpich) want=mpich ;;
@@ -51,8 +52,9 @@ for exe in lu lj randomaccess armci-info softib-info; do
 done
 echo "ok: installed programs have RUNPATH $libdir; armci.pc requires $want"
 
-# The README's link line, word for word.
+# The README's link line, word for word (unquoted, as users type it).
 cd "$work" || exit 1
+# shellcheck disable=SC2046
 cc -o app "$src/tests/install/app.c" $(pkg-config --cflags --libs armci) \
     -Wl,-rpath,$(pkg-config --variable=libdir armci) || fail "cc with the README's link line"
 ldd ./app | grep -q "libarmci.so.0 => $libdir/" || fail "app does not load $libdir/libarmci.so.0"
@@ -75,6 +77,7 @@ run "check=PASS" 2 "$prefix/bin/lu" -n 96 -b 16
 # the README's GA link line plus the rpath.
 gafort=/usr/lib/x86_64-linux-gnu/libga-$mpi.a
 if [ "$mpi" = openmpi ] && [ -f "$gafort" ] && command -v mpif90.openmpi >/dev/null; then
+    # shellcheck disable=SC2046
     mpif90.openmpi -fdefault-integer-8 -o ga_app "$src/tests/install/ga_app.F90" \
         -lga-openmpi $(pkg-config --libs armci) -lscalapack-openmpi -llapack -lblas -lm \
         -Wl,-rpath,$(pkg-config --variable=libdir armci) || fail "mpif90 with the README's GA link line"

@@ -36,10 +36,39 @@ static void log_library(void)
         dladdr((void *)PARMCI_Init, &info) && info.dli_fname ? info.dli_fname : "(unknown file)";
     if (rt.me != 0)
         return;
+    config_warn_unknown(environ);
     armci_log("ARMCI-ODCM %d.%d: libarmci code in %s", ARMCI_ODCM_VERSION_MAJOR,
               ARMCI_ODCM_VERSION_MINOR, file);
     if (cfg.verbose)
         config_dump(stderr, false);
+}
+
+/*
+ * The test suites' launcher (tests/run-mpi.sh) says how many processes and
+ * nodes it asked for: a test started by the wrong mpiexec runs as N jobs of
+ * one process each, which pass while testing nothing.
+ */
+static void check_test_layout(void)
+{
+    int world = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    bool wrong = (cfg.test_expect_np && world != cfg.test_expect_np) ||
+                 (cfg.test_expect_nodes && topo.num_nodes != cfg.test_expect_nodes);
+    /* Every rank sees the same counts: rank 0 alone reports and aborts, since
+     * MPICH's launcher may drop the message when all ranks abort at once. */
+    if (wrong && rt.me != 0)
+        MPI_Barrier(rt.comm);
+    if (cfg.test_expect_np && world != cfg.test_expect_np)
+        armci_die("ARMCI_Init",
+                  "this job has %d processes but ARMCI_TEST_EXPECT_NP=%d: the launcher is not "
+                  "the MPI this program was built with, or it started the processes as "
+                  "separate jobs",
+                  world, cfg.test_expect_np);
+    if (cfg.test_expect_nodes && topo.num_nodes != cfg.test_expect_nodes)
+        armci_die("ARMCI_Init",
+                  "the %d processes span %d nodes but ARMCI_TEST_EXPECT_NODES=%d "
+                  "(ARMCI_NODE_SIZE=%d)",
+                  rt.nprocs, topo.num_nodes, cfg.test_expect_nodes, cfg.node_size);
 }
 
 /* A name unique to this job for its shared-memory objects. */
@@ -125,6 +154,7 @@ static int init_common(int *argc, char ***argv, int requested, MPI_Comm comm, bo
                           : "calls from one thread at a time");
     make_job_id();
     topo_init();
+    check_test_layout();
     node_shared_init();
     groups_init_world(&rt.world_group);
     rt.default_group = rt.world_group;

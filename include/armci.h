@@ -19,6 +19,7 @@ extern "C" {
 #define ARMCI_ODCM               1
 #define ARMCI_ODCM_VERSION_MAJOR 0
 #define ARMCI_ODCM_VERSION_MINOR 1
+#define ARMCI_ODCM_VERSION_PATCH 0
 
 /* Accumulate datatypes. */
 enum ARMCI_Acc_e {
@@ -40,6 +41,12 @@ int ARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm);
 int ARMCI_Initialized(void);
 int ARMCI_Finalize(void);
 void ARMCI_Cleanup(void);
+
+/* The library loaded at run time (the macros above are the header compiled
+ * against), in the manner of GA_Version; callable before ARMCI_Init. */
+void ARMCI_ODCM_Version(int *major, int *minor, int *patch);
+/* How it was built: "mpi=openmpi fault_injection=1" (MPI built for, fault-injection points). */
+const char *ARMCI_ODCM_Build_info(void);
 void ARMCI_Error(const char *msg, int code);
 
 /* Memory. ARMCI_Malloc is collective; base_ptrs[i] is process i's block. */

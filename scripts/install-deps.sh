@@ -7,10 +7,13 @@
 # scripts/build-ga.sh runs autoreconf on a GA git checkout.
 # clang, libclang-rt-14-dev (libFuzzer and the sanitizer runtimes): scripts/fuzz.sh.
 # python3-matplotlib: bench/plot.py (the PNGs bench/run-all.sh writes).
+# mpich, libmpich-dev: the second MPI that scripts/run-tests.sh builds and tests
+# (-Dmpi=mpich); Open MPI stays the default (update-alternatives is not touched).
 set -e
 packages="build-essential meson ninja-build pkg-config python3 python3-matplotlib
 libibverbs-dev ibverbs-providers
 openmpi-bin libopenmpi-dev
+mpich libmpich-dev
 libarmci-mpi-dev
 libglobalarrays-dev libscalapack-openmpi-dev liblapack-dev libblas-dev gfortran
 m4 autoconf automake libtool

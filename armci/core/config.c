@@ -83,15 +83,98 @@ const struct config_entry config_table[] = {
     {"ARMCI_QP_POOL", CFG_INT, FIELD(qp_pool), "4", 0, 4096, NULL, false,
      "RC QPs each process (and each data server) keeps made in advance for first contacts; "
      "background threads refill them (on-demand overlap protocol)"},
-    {"ARMCI_CONN_REPORT", CFG_BOOL, FIELD(report), "1", 0, 0, NULL, false,
-     "print the connection report at ARMCI_Finalize"},
+    {"ARMCI_CONN_REPORT", CFG_STRING, FIELD(report_spec), "1", 0, 0, NULL, false,
+     "where rank 0 writes the connection report at ARMCI_Finalize: 1 or stdout, stderr, "
+     "file:PATH, 0 (none)"},
     {"ARMCI_BARRIER", CFG_CHOICE, FIELD(barrier), "rdma", 0, 0, barrier_choices, true,
      "barrier: rdma (flags and RDMA recursive doubling) or mpi"},
     {"ARMCI_TEST_HOOKS", CFG_INT, FIELD(test_hooks), "0", 0, 1L << 30, NULL, false,
      "fault injection for the test suites (bit set)"},
+    {"ARMCI_TEST_EXPECT_NP", CFG_INT, FIELD(test_expect_np), "0", 0, 1L << 24, NULL, true,
+     "test suites (tests/run-mpi.sh sets it): ARMCI_Init stops the job unless MPI_COMM_WORLD "
+     "has this many processes; 0: no check"},
+    {"ARMCI_TEST_EXPECT_NODES", CFG_INT, FIELD(test_expect_nodes), "0", 0, 1L << 24, NULL, true,
+     "test suites (tests/run-mpi.sh sets it): ARMCI_Init stops the job unless the processes "
+     "span this many nodes; 0: no check"},
 };
 /* clang-format on */
 const int config_table_size = (int)ARRAY_SIZE(config_table);
+
+/*
+ * Variables with our prefixes that are not in the table but are not typos:
+ * softib's knobs (read by libsoftib, docs/ENVIRONMENT.md) and the variables
+ * of the build and test scripts.
+ */
+static const char *const other_known_names[] = {
+    "SOFTIB_FABRIC", "SOFTIB_PTRACER", "SOFTIB_FABRIC_MB", "SOFTIB_LINK_LAYER", "SOFTIB_MTU",
+    "SOFTIB_UD_LOSS", "SOFTIB_UD_REORDER", "SOFTIB_DEFERRED", "SOFTIB_SEED", "SOFTIB_COST_MODEL",
+    "SOFTIB_COST_CREATE_QP_US", "SOFTIB_COST_INIT_US", "SOFTIB_COST_RTR_US", "SOFTIB_COST_RTS_US",
+    "SOFTIB_COST_DESTROY_QP_US", "SOFTIB_COST_REG_MR_US", "SOFTIB_WIRE_LATENCY_US",
+    "SOFTIB_WIRE_MBPS",
+    /* tests and scripts (tests/softib, bench, scripts/build-ga.sh) */
+    "SOFTIB_INFO", "SOFTIB_BENCH_SMALL_PAGES", "ARMCI_LIB_DIR", "ARMCI_GA_BUILD_DIR",
+    "ARMCI_INSTALL", NULL};
+
+static bool name_known(const char *name, size_t len)
+{
+    for (int i = 0; i < config_table_size; i++)
+        if (strlen(config_table[i].name) == len && !strncmp(config_table[i].name, name, len))
+            return true;
+    for (int i = 0; other_known_names[i]; i++)
+        if (strlen(other_known_names[i]) == len && !strncmp(other_known_names[i], name, len))
+            return true;
+    return false;
+}
+
+/* Levenshtein distance between a[0..la) and b (names are short: two rows on the stack). */
+static size_t edit_distance(const char *a, size_t la, const char *b)
+{
+    size_t lb = strlen(b), prev[128], cur[128];
+    if (la >= 128 || lb >= 128)
+        return (size_t)-1;
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, cur, sizeof(size_t) * (lb + 1));
+    }
+    return prev[lb];
+}
+
+static const char *nearest_name(const char *name, size_t len)
+{
+    const char *best = NULL;
+    size_t best_d = (size_t)-1;
+    for (int i = 0; i < config_table_size + (int)ARRAY_SIZE(other_known_names) - 1; i++) {
+        const char *cand =
+            i < config_table_size ? config_table[i].name : other_known_names[i - config_table_size];
+        size_t d = edit_distance(name, len, cand);
+        if (d < best_d) {
+            best_d = d;
+            best = cand;
+        }
+    }
+    return best;
+}
+
+void config_warn_unknown(char **env)
+{
+    for (char **e = env; e && *e; e++) {
+        if (strncmp(*e, "ARMCI_", 6) && strncmp(*e, "SOFTIB_", 7))
+            continue;
+        size_t len = strcspn(*e, "=");
+        if (name_known(*e, len))
+            continue;
+        armci_warn("environment variable %.*s is not one ARMCI-ODCM knows (did you mean %s?); "
+                   "`armci-info -c` lists them",
+                   (int)len, *e, nearest_name(*e, len));
+    }
+}
 
 static void bad_value(const struct config_entry *e, const char *value, const char *expected)
 {
@@ -185,11 +268,41 @@ const char *config_source(const struct config_entry *e)
     return s && *s ? s : e->dflt;
 }
 
+/* ARMCI_CONN_REPORT: the yes/no words of a boolean, stdout, stderr or file:PATH. */
+static void parse_report_destination(void)
+{
+    static const char *const off[] = {"0", "no", "false", "off"};
+    static const char *const on[] = {"1", "yes", "true", "on", "stdout"};
+    const char *s = cfg.report_spec ? cfg.report_spec : "1";
+    cfg.report_to = CFG_REPORT_OFF;
+    cfg.report_file = NULL;
+    for (size_t i = 0; i < ARRAY_SIZE(off); i++)
+        if (!strcasecmp(s, off[i]))
+            return;
+    for (size_t i = 0; i < ARRAY_SIZE(on); i++)
+        if (!strcasecmp(s, on[i])) {
+            cfg.report_to = CFG_REPORT_STDOUT;
+            return;
+        }
+    if (!strcasecmp(s, "stderr")) {
+        cfg.report_to = CFG_REPORT_STDERR;
+    } else if (!strncmp(s, "file:", 5) && s[5]) {
+        cfg.report_to = CFG_REPORT_FILE;
+        cfg.report_file = s + 5;
+    } else {
+        armci_die("ARMCI_Init",
+                  "environment variable ARMCI_CONN_REPORT=\"%s\" is invalid: expected 1 or "
+                  "stdout, stderr, file:PATH, or 0 (no report)",
+                  s);
+    }
+}
+
 void cfg_load(void)
 {
     cfg = (struct config){0};
     for (int i = 0; i < config_table_size; i++)
         parse(&config_table[i], config_source(&config_table[i]));
+    parse_report_destination();
     cfg.connect_rto = cfg.connect_retry_us * 1e-6;
     if (cfg.max_server_connections < 0)
         cfg.max_server_connections = cfg.max_connections;

@@ -16,6 +16,7 @@ enum cfg_verbs { CFG_VERBS_AUTO, CFG_VERBS_RDMA_CORE, CFG_VERBS_SOFTIB };
 enum cfg_connect { CFG_CONNECT_ONDEMAND, CFG_CONNECT_STATIC };
 enum cfg_protocol { CFG_PROTOCOL_OVERLAP, CFG_PROTOCOL_SERIAL };
 enum cfg_barrier { CFG_BARRIER_RDMA, CFG_BARRIER_MPI };
+enum cfg_report { CFG_REPORT_OFF, CFG_REPORT_STDOUT, CFG_REPORT_STDERR, CFG_REPORT_FILE };
 
 struct config {
     int node_size;              /* ARMCI_NODE_SIZE: ranks per virtual node, 0 = by host */
@@ -39,13 +40,17 @@ struct config {
     double connect_timeout;     /* ARMCI_CONNECT_TIMEOUT, seconds */
     double connect_retry_us;    /* ARMCI_CONNECT_RETRY_US */
     double connect_rto;         /* the same in seconds: first retransmission timeout */
-    bool report;                /* ARMCI_CONN_REPORT */
+    const char *report_spec;    /* ARMCI_CONN_REPORT as given (NULL: default) */
+    enum cfg_report report_to;  /* where the connection report goes */
+    const char *report_file;    /* CFG_REPORT_FILE: the path after "file:" */
     enum cfg_barrier barrier;   /* ARMCI_BARRIER */
     int qp_pool;                /* ARMCI_QP_POOL: QPs made ahead for first contacts */
     int max_connections;        /* ARMCI_MAX_CONNECTIONS: 0 = no cap */
     int max_server_connections; /* ARMCI_MAX_SERVER_CONNECTIONS: a data server's soft cap */
     long strided_threshold; /* ARMCI_STRIDED_THRESHOLD: -1 cost model, else RDMA for chunks >= N */
     int test_hooks;         /* ARMCI_TEST_HOOKS: fault injection (fault.h) */
+    int test_expect_np;     /* ARMCI_TEST_EXPECT_NP: processes the launcher was asked for */
+    int test_expect_nodes;  /* ARMCI_TEST_EXPECT_NODES: nodes the test was meant to span */
 };
 
 extern struct config cfg;
@@ -68,6 +73,10 @@ extern const int config_table_size;
 
 /* Parses the environment; errors name the variable and abort. */
 void cfg_load(void);
+
+/* Warns about each ARMCI_* or SOFTIB_* entry of env (environ) that no table
+ * names, with the nearest known name: a misspelling is otherwise ignored. */
+void config_warn_unknown(char **env);
 
 /* Collective: ends the job, naming the variable, if ranks disagree on a must_match one. */
 void config_check_agreement(MPI_Comm comm);

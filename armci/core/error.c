@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -52,6 +54,23 @@ void armci_on_die(void (*fn)(void))
     abort(); /* a programming error: raise MAX_DIE_HOOKS */
 }
 
+/*
+ * Before MPI_Abort: waits (at most 2 s) until the launcher has read what we
+ * wrote to stderr when it is a pipe. MPICH's Hydra kills its proxies on an
+ * abort and drops what they had not read yet: a death test then saw no
+ * message at all now and then (1 run in about 30 when every rank dies).
+ */
+static void wait_stderr_read(void)
+{
+    struct timespec pause = {0, 1000000};
+    for (int i = 0; i < 2000; i++) {
+        int unread = 0;
+        if (ioctl(STDERR_FILENO, FIONREAD, &unread) != 0 || unread <= 0)
+            return;
+        nanosleep(&pause, NULL);
+    }
+}
+
 void armci_die(const char *call, const char *fmt, ...)
 {
     va_list ap;
@@ -64,6 +83,7 @@ void armci_die(const char *call, const char *fmt, ...)
     int up = 0, down = 0;
     MPI_Initialized(&up);
     MPI_Finalized(&down);
+    wait_stderr_read();
     if (up && !down)
         MPI_Abort(MPI_COMM_WORLD, 1);
     abort();

@@ -1,14 +1,33 @@
 #include "odcm/report.h"
 
 #include <mpi.h>
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/config.h"
+#include "core/error.h"
 #include "core/memstat.h"
 #include "core/runtime.h"
 #include "core/topology.h"
 #include "odcm/cm.h"
 #include "odcm/cm_server.h"
+
+/* Where rank 0 writes the report (ARMCI_CONN_REPORT): stdout, stderr or a file. */
+static FILE *report_out;
+
+static bool open_report(void)
+{
+    report_out = cfg.report_to == CFG_REPORT_STDERR ? stderr : stdout;
+    if (cfg.report_to != CFG_REPORT_FILE)
+        return true;
+    report_out = fopen(cfg.report_file, "w");
+    if (!report_out)
+        armci_warn("ARMCI_CONN_REPORT=file:%s: cannot open the file (%s): no report",
+                   cfg.report_file, strerror(errno));
+    return report_out != NULL;
+}
 
 static long retransmissions;
 static long setups;
@@ -86,28 +105,31 @@ static struct memory_report reduce_memory(void)
 
 static void print_memory(const struct memory_report *m)
 {
-    printf("  runtime memory per process: min %.1f KiB, avg %.1f KiB, max %.1f KiB; registered "
-           "buffers: min %.1f KiB, avg %.1f KiB, max %.1f KiB\n",
-           m->runtime.min / 1024.0, (double)m->runtime.sum / rt.nprocs / 1024.0,
-           m->runtime.max / 1024.0, m->buffers.min / 1024.0,
-           (double)m->buffers.sum / rt.nprocs / 1024.0, m->buffers.max / 1024.0);
-    printf("  by kind (avg per process, bytes):");
+    fprintf(report_out,
+            "  runtime memory per process: min %.1f KiB, avg %.1f KiB, max %.1f KiB; registered "
+            "buffers: min %.1f KiB, avg %.1f KiB, max %.1f KiB\n",
+            m->runtime.min / 1024.0, (double)m->runtime.sum / rt.nprocs / 1024.0,
+            m->runtime.max / 1024.0, m->buffers.min / 1024.0,
+            (double)m->buffers.sum / rt.nprocs / 1024.0, m->buffers.max / 1024.0);
+    fprintf(report_out, "  by kind (avg per process, bytes):");
     for (int k = 0; k < MEM_KINDS; k++)
-        printf(" %s %.0f", memstat_name((enum mem_kind)k), (double)m->kind_sum[k] / rt.nprocs);
-    printf("\n");
+        fprintf(report_out, " %s %.0f", memstat_name((enum mem_kind)k),
+                (double)m->kind_sum[k] / rt.nprocs);
+    fprintf(report_out, "\n");
 }
 
 /* Fields at the end of the ARMCI_CONN_REPORT line (ends it). */
 static void print_memory_fields(const struct memory_report *m)
 {
-    printf(" rt_mem_min=%ld rt_mem_avg=%.0f rt_mem_max=%ld buf_mem_min=%ld buf_mem_avg=%.0f "
-           "buf_mem_max=%ld",
-           m->runtime.min, (double)m->runtime.sum / rt.nprocs, m->runtime.max, m->buffers.min,
-           (double)m->buffers.sum / rt.nprocs, m->buffers.max);
+    fprintf(report_out,
+            " rt_mem_min=%ld rt_mem_avg=%.0f rt_mem_max=%ld buf_mem_min=%ld buf_mem_avg=%.0f "
+            "buf_mem_max=%ld",
+            m->runtime.min, (double)m->runtime.sum / rt.nprocs, m->runtime.max, m->buffers.min,
+            (double)m->buffers.sum / rt.nprocs, m->buffers.max);
     for (int k = 0; k < MEM_KINDS; k++)
-        printf(" mem_%s_avg=%.0f", memstat_name((enum mem_kind)k),
-               (double)m->kind_sum[k] / rt.nprocs);
-    printf("\n");
+        fprintf(report_out, " mem_%s_avg=%.0f", memstat_name((enum mem_kind)k),
+                (double)m->kind_sum[k] / rt.nprocs);
+    fprintf(report_out, "\n");
 }
 
 /* ---- the connection cap (ARMCI_MAX_CONNECTIONS): closings and reopenings ---- */
@@ -138,20 +160,22 @@ static void print_cap(const struct cap_report *r)
 {
     if (!cfg.max_connections && !cfg.max_server_connections && !r->closed)
         return;
-    printf("  connection cap %d: at most %ld per process, %ld per server at once; %ld closed, %ld "
-           "reopened; %ld clients asked to close by servers; cap exceeded %ld times for lock "
-           "waits\n",
-           cfg.max_connections, r->peak, r->server_peak, r->closed, r->reopened, r->asked,
-           r->over_cap);
+    fprintf(report_out,
+            "  connection cap %d: at most %ld per process, %ld per server at once; %ld closed, %ld "
+            "reopened; %ld clients asked to close by servers; cap exceeded %ld times for lock "
+            "waits\n",
+            cfg.max_connections, r->peak, r->server_peak, r->closed, r->reopened, r->asked,
+            r->over_cap);
 }
 
 /* Fields of the ARMCI_CONN_REPORT line (after the setup times). */
 static void print_cap_fields(const struct cap_report *r)
 {
-    printf(" cap=%d c2s_peak_max=%ld s2c_peak_max=%ld closed=%ld reopened=%ld asked=%ld "
-           "over_cap=%ld",
-           cfg.max_connections, r->peak, r->server_peak, r->closed, r->reopened, r->asked,
-           r->over_cap);
+    fprintf(report_out,
+            " cap=%d c2s_peak_max=%ld s2c_peak_max=%ld closed=%ld reopened=%ld asked=%ld "
+            "over_cap=%ld",
+            cfg.max_connections, r->peak, r->server_peak, r->closed, r->reopened, r->asked,
+            r->over_cap);
 }
 
 void report_connections(const struct intmap *conns)
@@ -190,7 +214,7 @@ void report_connections(const struct intmap *conns)
     if (topo.master_comm != MPI_COMM_NULL)
         rs2c = reduce_long(s2c, topo.master_comm);
 
-    if (rt.me != 0 || !cfg.report)
+    if (rt.me != 0 || cfg.report_to == CFG_REPORT_OFF || !open_report())
         return;
     const char *mode = cfg.connect == CFG_CONNECT_STATIC ? "static" : "ondemand";
     const char *protocol = cfg.connect == CFG_CONNECT_STATIC     ? "mpi"
@@ -210,33 +234,39 @@ void report_connections(const struct intmap *conns)
         static_s2c_max = s > static_s2c_max ? s : static_s2c_max;
     }
 
-    printf("ARMCI-ODCM connection report: %s connections (%s protocol), %d processes on %d "
-           "nodes\n",
-           mode, protocol, rt.nprocs, topo.num_nodes);
-    printf("  %-28s %6s %8s %6s   %s\n", "", "min", "avg", "max", "static mode");
-    printf("  %-28s %6ld %8.2f %6ld   %ld\n", "client->server per process", rc2s.min, c2s_avg,
-           rc2s.max, (long)topo.num_nodes - 1);
+    fprintf(report_out,
+            "ARMCI-ODCM connection report: %s connections (%s protocol), %d processes on %d "
+            "nodes\n",
+            mode, protocol, rt.nprocs, topo.num_nodes);
+    fprintf(report_out, "  %-28s %6s %8s %6s   %s\n", "", "min", "avg", "max", "static mode");
+    fprintf(report_out, "  %-28s %6ld %8.2f %6ld   %ld\n", "client->server per process", rc2s.min,
+            c2s_avg, rc2s.max, (long)topo.num_nodes - 1);
     if (static_s2c_min == static_s2c_max)
-        printf("  %-28s %6ld %8.2f %6ld   %ld\n", "server->client per server", rs2c.min, s2c_avg,
-               rs2c.max, static_s2c_max);
+        fprintf(report_out, "  %-28s %6ld %8.2f %6ld   %ld\n", "server->client per server",
+                rs2c.min, s2c_avg, rs2c.max, static_s2c_max);
     else
-        printf("  %-28s %6ld %8.2f %6ld   %ld-%ld\n", "server->client per server", rs2c.min,
-               s2c_avg, rs2c.max, static_s2c_min, static_s2c_max);
-    printf("  connection memory: %.1f KiB (static mode: %.1f KiB, ratio %.3f)\n",
-           mem_total / 1024.0, static_total / 1024.0, ratio);
-    printf("  connection setup: min %.0f us, avg %.0f us, max %.0f us over %ld connections; "
-           "%ld retransmissions\n",
-           smin * 1e6, savg * 1e6, smax * 1e6, setups_total, retrans_total);
+        fprintf(report_out, "  %-28s %6ld %8.2f %6ld   %ld-%ld\n", "server->client per server",
+                rs2c.min, s2c_avg, rs2c.max, static_s2c_min, static_s2c_max);
+    fprintf(report_out, "  connection memory: %.1f KiB (static mode: %.1f KiB, ratio %.3f)\n",
+            mem_total / 1024.0, static_total / 1024.0, ratio);
+    fprintf(report_out,
+            "  connection setup: min %.0f us, avg %.0f us, max %.0f us over %ld connections; "
+            "%ld retransmissions\n",
+            smin * 1e6, savg * 1e6, smax * 1e6, setups_total, retrans_total);
     print_cap(&cap);
     print_memory(&rtmem);
-    printf("ARMCI_CONN_REPORT mode=%s protocol=%s procs=%d nodes=%d c2s_min=%ld c2s_avg=%.3f "
-           "c2s_max=%ld s2c_min=%ld s2c_avg=%.3f s2c_max=%ld mem_bytes=%ld static_mem_bytes=%ld "
-           "mem_ratio=%.4f retrans=%ld setups=%ld setup_us_min=%.1f setup_us_avg=%.1f "
-           "setup_us_max=%.1f",
-           mode, protocol, rt.nprocs, topo.num_nodes, rc2s.min, c2s_avg, rc2s.max, rs2c.min,
-           s2c_avg, rs2c.max, mem_total, static_total, ratio, retrans_total, setups_total,
-           smin * 1e6, savg * 1e6, smax * 1e6);
+    fprintf(report_out,
+            "ARMCI_CONN_REPORT mode=%s protocol=%s procs=%d nodes=%d c2s_min=%ld c2s_avg=%.3f "
+            "c2s_max=%ld s2c_min=%ld s2c_avg=%.3f s2c_max=%ld mem_bytes=%ld static_mem_bytes=%ld "
+            "mem_ratio=%.4f retrans=%ld setups=%ld setup_us_min=%.1f setup_us_avg=%.1f "
+            "setup_us_max=%.1f",
+            mode, protocol, rt.nprocs, topo.num_nodes, rc2s.min, c2s_avg, rc2s.max, rs2c.min,
+            s2c_avg, rs2c.max, mem_total, static_total, ratio, retrans_total, setups_total,
+            smin * 1e6, savg * 1e6, smax * 1e6);
     print_cap_fields(&cap);
     print_memory_fields(&rtmem);
-    fflush(stdout);
+    if (report_out == stdout || report_out == stderr)
+        fflush(report_out);
+    else
+        fclose(report_out);
 }

@@ -59,9 +59,20 @@ static struct ibv_device *find_device(struct ibv_device **list, int n)
         if (cfg.device)
             armci_die("ARMCI_Init", "verbs device %s port %d is not active", cfg.device, cfg.port);
     }
-    if (cfg.device)
-        armci_die("ARMCI_Init", "ARMCI_IB_DEVICE=%s: no such verbs device", cfg.device);
-    armci_die("ARMCI_Init", "no verbs device has port %d active", cfg.port);
+    if (cfg.device) {
+        char names[512] = "";
+        for (int i = 0; i < n; i++)
+            snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "",
+                     ibv_get_device_name(list[i]));
+        armci_die("ARMCI_Init",
+                  "ARMCI_IB_DEVICE=%s: no such verbs device; the devices here are: %s (unset "
+                  "ARMCI_IB_DEVICE to take the first with an active port)",
+                  cfg.device, names);
+    }
+    armci_die("ARMCI_Init",
+              "no verbs device has port %d active (ARMCI_IB_PORT selects another port; "
+              "`ibv_devinfo` shows each port's state)",
+              cfg.port);
 }
 
 void verbs_device_open(void)
@@ -70,8 +81,11 @@ void verbs_device_open(void)
     int n = 0;
     struct ibv_device **list = ibv_get_device_list(&n);
     if (!list || n == 0)
-        armci_die("ARMCI_Init", "ibv_get_device_list (%s) found no device: %s", vdev.provider,
-                  strerror(errno));
+        armci_die("ARMCI_Init",
+                  "ibv_get_device_list (%s) found no device (%s): no RDMA device is visible on "
+                  "this host (is its kernel driver loaded? `ibv_devices` lists them); unset "
+                  "ARMCI_VERBS or set ARMCI_VERBS=softib to run over shared memory on one machine",
+                  vdev.provider, strerror(errno));
     struct ibv_device *dev = find_device(list, n);
     snprintf(vdev.name, sizeof(vdev.name), "%s", ibv_get_device_name(dev));
     vdev.ctx = ibv_open_device(dev);

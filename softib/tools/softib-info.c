@@ -216,13 +216,26 @@ static int gc(struct sib_fabric *f)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: softib-info [-f NAME] [-l] [-v] [-c] [--gc]\n"
-            "  -f, --fabric NAME  the fabric SOFTIB_FABRIC=NAME selects (default: $SOFTIB_FABRIC,\n"
+            "usage: softib-info [-f NAME] [-l] [-v] [-c] [--gc] [--version] [--help]\n"
+            "  -f, --fabric NAME  the fabric SOFTIB_FABRIC=NAME selects, or its file as -l\n"
+            "                     prints it (" SIB_FABRIC_PREFIX "NAME); default: $SOFTIB_FABRIC,\n"
             "                     else every fabric of ours in " SIB_FABRIC_DIR ")\n"
             "  -l, --list         only the fabrics' names and live contexts\n"
             "  -v, --verbose      also CQs, SRQs and MRs\n"
             "  -c, --counters     per-process counters\n"
-            "      --gc           reclaim what dead processes left; remove an empty fabric\n");
+            "      --gc           reclaim what dead processes left; remove an empty fabric\n"
+            "      --version      softib-info's version\n"
+            "  -h, --help         this text\n");
+}
+
+/* -f takes what -l prints (the file) as well as the SOFTIB_FABRIC name. */
+static const char *fabric_name_of(const char *arg)
+{
+    if (!strncmp(arg, SIB_FABRIC_DIR, strlen(SIB_FABRIC_DIR)))
+        arg += strlen(SIB_FABRIC_DIR);
+    if (!strncmp(arg, SIB_FABRIC_BASE, strlen(SIB_FABRIC_BASE)))
+        arg += strlen(SIB_FABRIC_BASE);
+    return arg;
 }
 
 static int by_name(const void *a, const void *b)
@@ -317,6 +330,7 @@ int main(int argc, char **argv)
         {"counters", no_argument, NULL, 'c'},
         {"gc", no_argument, NULL, 'g'},
         {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     bool verbose = false, counters = false;
@@ -328,7 +342,7 @@ int main(int argc, char **argv)
     while ((o = getopt_long(argc, argv, "f:lvch", opts, NULL)) != -1) {
         switch (o) {
         case 'f':
-            setenv("SOFTIB_FABRIC", optarg, 1);
+            setenv("SOFTIB_FABRIC", fabric_name_of(optarg), 1);
             break;
         case 'l':
             mode = LIST;
@@ -344,6 +358,9 @@ int main(int argc, char **argv)
             break;
         case 'h':
             usage(stdout);
+            return 0;
+        case 'V':
+            printf("softib-info (ARMCI-ODCM softib) %s\n", SOFTIB_INFO_VERSION);
             return 0;
         default:
             usage(stderr);

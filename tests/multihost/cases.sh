@@ -116,6 +116,43 @@ running_or_why() {
     sleep 10
 }
 
+fault_linkflap() {
+    local log why=""
+    # 2. node2's link down for 2 s in the middle of a job: it completes with every check
+    #    held (RC retransmission, UD retransmission) or ends with a named error.
+    log=$logs/linkflap.log
+    timeout -k 10 600 "$mpirun_mh" "$np" "$per_host" "$steady" steady 40 >"$log" 2>&1 &
+    local job=$!
+    running_or_why "$log" || why="the job did not start within 300 s"
+    ssh node2 'nohup sh -c "ip link set eth0 down; sleep 2; ip link set eth0 up" >/dev/null 2>&1 &'
+    echo "    node2's link down for 2 s at $(date +%T), with every rank in the workload"
+    wait $job
+    local rc=$?
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        why="${why:+$why; }no end within 600 s"
+    elif [ $rc -eq 0 ]; then
+        [ "$(grep -c 'PASS steady' "$log")" -eq "$np" ] || why="${why:+$why; }exit 0 without every rank's PASS"
+        echo "    completed: $(grep -o '[0-9]* rounds in [0-9.]* s' "$log" | head -1), every check held"
+    else
+        grep -q "ARMCI error (rank [0-9]*): node [0-9] (host node[0-9], .*)" "$log" ||
+            why="${why:+$why; }exit $rc without an error naming a node"
+        echo "    ended with a named error:"
+        grep -o "ARMCI error.*" "$log" | head -1 | sed 's/^/    /'
+    fi
+    verdict "linkflap-node2-2s" "$why"
+    [ -z "$why" ] || tail -n 20 "$log" | sed 's/^/    /'
+}
+
+fault_netem() {
+    # 3. Datagram loss on both hosts' NICs (tc netem): UD setup retransmits, RC recovers.
+    for k in $(seq 1 "$hosts"); do
+        ssh "node$k" 'tc qdisc add dev eth0 root netem loss 3%' || echo "    tc netem failed on node$k"
+    done
+    run_case "netem-loss3-rma-$L" 400 PASS ARMCI_CONNECT_TIMEOUT=60 -- "$b/tests/common/test_rma" 65536 10
+    run_case "netem-loss3-lu-$L" 400 check=PASS ARMCI_CONNECT_TIMEOUT=60 ARMCI_CONN_REPORT=1 -- "$b/apps/lu" -n 192 -b 24
+    for k in $(seq 1 "$hosts"); do ssh "node$k" 'tc qdisc del dev eth0 root' 2>/dev/null; done
+}
+
 fault_cases() {
     local log why=""
     # 4. A host powered off in the middle of a job (SIGKILL to its QEMU): the ranks on node1

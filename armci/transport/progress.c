@@ -93,6 +93,11 @@ static void failed(const struct work *f, const struct conn *c, const struct ibv_
                   "the host is down, hung or unreachable",
                   node, ibv_wc_status_str(wc->status), f ? f->what : "an RDMA operation",
                   cfg.ib_retry, cfg.ib_timeout);
+    if (wc->status == IBV_WC_LOC_QP_OP_ERR)
+        armci_die(NULL,
+                  "%s to %s failed: %s: this host could not send to it (on RoCE, its own "
+                  "network link going down gives this)",
+                  f ? f->what : "an RDMA operation", node, ibv_wc_status_str(wc->status));
     armci_die(NULL, "%s to %s failed: %s (vendor error 0x%x)",
               f ? f->what : "an RDMA operation", node, ibv_wc_status_str(wc->status),
               wc->vendor_err);

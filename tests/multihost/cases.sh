@@ -134,7 +134,7 @@ fault_linkflap() {
         [ "$(grep -c 'PASS steady' "$log")" -eq "$np" ] || why="${why:+$why; }exit 0 without every rank's PASS"
         echo "    completed: $(grep -o '[0-9]* rounds in [0-9.]* s' "$log" | head -1), every check held"
     else
-        grep -q "ARMCI error (rank [0-9]*): node [0-9] (host node[0-9], .*)" "$log" ||
+        grep -q "ARMCI error (rank [0-9]*): .*node [0-9] (host node[0-9], .*)" "$log" ||
             why="${why:+$why; }exit $rc without an error naming a node"
         echo "    ended with a named error:"
         grep -o "ARMCI error.*" "$log" | head -1 | sed 's/^/    /'

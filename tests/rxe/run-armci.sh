@@ -8,9 +8,11 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-build}
 case $build in /*) ;; *) build=$top/$build ;; esac
+. "$top/tests/rxe/vm-sees-build.sh"
 vm=$top/../shared/tools/rxe-vm/run-in-vm.sh
 [ -x "$vm" ] || { echo "run-armci.sh: $vm not found" >&2; exit 2; }
 [ -x "$build/tests/common/test_rma" ] || { echo "run-armci.sh: build $build first" >&2; exit 2; }
+vm_sees_build run-armci.sh "$build" "$top" || exit 2
 
 inner='cd '"$build"'
 export ARMCI_VERBS=rdma-core ARMCI_CONN_REPORT=0

@@ -11,6 +11,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-build}
 case $build in /*) ;; *) build=$top/$build ;; esac
+. "$top/tests/rxe/vm-sees-build.sh"
 vm=$top/../shared/tools/rxe-vm/run-in-vm.sh
 [ -x "$vm" ] || { echo "run-rxe.sh: $vm not found" >&2; exit 2; }
 tests="basic rc rdma chain ud errors events kill roce abi"
@@ -18,6 +19,7 @@ for t in $tests; do
     [ -x "$build/tests/softib/softib-test-$t-ibverbs" ] ||
         { echo "run-rxe.sh: build $build first (ninja -C $build)" >&2; exit 2; }
 done
+vm_sees_build run-rxe.sh "$build" "$top" || exit 2
 # The inner script uses only shell builtins between tests (forks are slow
 # under TCG) and prints one summary line per program.
 inner='fails=0

@@ -116,14 +116,21 @@ running_or_why() {
     sleep 10
 }
 
+# start_workload SECONDS LIMIT LOG: the checked steady workload for SECONDS in the
+# background (its mpirun bounded by LIMIT s, output in LOG, its pid in $job), then
+# running_or_why: false if it did not get going.
+start_workload() {
+    timeout -k 10 "$2" "$mpirun_mh" "$np" "$per_host" "$steady" steady "$1" >"$3" 2>&1 &
+    job=$!
+    running_or_why "$3"
+}
+
 fault_linkflap() {
     local log why=""
     # 2. node2's link down for 2 s in the middle of a job: it completes with every check
     #    held (RC retransmission, UD retransmission) or ends with a named error.
     log=$logs/linkflap.log
-    timeout -k 10 600 "$mpirun_mh" "$np" "$per_host" "$steady" steady 40 >"$log" 2>&1 &
-    local job=$!
-    running_or_why "$log" || why="the job did not start within 300 s"
+    start_workload 40 600 "$log" || why="the job did not start within 300 s"
     ssh node2 'nohup sh -c "ip link set eth0 down; sleep 2; ip link set eth0 up" >/dev/null 2>&1 &'
     echo "    node2's link down for 2 s at $(date +%T), with every rank in the workload"
     wait $job
@@ -161,9 +168,7 @@ fault_cases() {
     #    mpirun's own exit (Open MPI's launcher waits for the dead host's daemon as long as
     #    TCP retransmits to it: it is killed after 60 s, and the note says so).
     log=$logs/poweroff.log
-    timeout -k 10 900 "$mpirun_mh" "$np" "$per_host" "$steady" steady 600 >"$log" 2>&1 &
-    local job=$!
-    running_or_why "$log" || why="the job did not start within 300 s"
+    start_workload 600 900 "$log" || why="the job did not start within 300 s"
     grep -q "PASS steady" "$log" && why="the workload ended before the fault"
     local t0=$SECONDS error_at="" gone_at="" mpirun_at=""
     touch "$MH_CONTROL/poweroff-node2"

@@ -10,7 +10,7 @@
  * of the node's CPUs (a node busy computing, or a data server asleep, still
  * answers; a lock held for minutes is not a lost node). A lost node's adapter
  * does not answer: after ARMCI_IB_RETRY retransmissions of ARMCI_IB_TIMEOUT
- * the read fails and the job ends with an error naming the node and its host
+ * the probe fails and the job ends with an error naming the node and its host
  * (progress.c), within about 5 s with the defaults (3.8 s of retries after up
  * to a second of quiet), instead of waiting forever.
  */

@@ -3,15 +3,16 @@
 # cluster's hosts as a user of a real cluster would: mpirun with the hostfile,
 # ranks placed PER_HOST to a host in order, started on the other hosts over
 # ssh. Nodes come from host names (no ARMCI_NODE_SIZE); the verbs device is
-# whatever the runtime finds (rdma_rxe here). Every ARMCI_*/SOFTIB_* variable
-# set here is passed to all ranks. Open MPI's own traffic stays on TCP over
+# whatever the runtime finds (rdma_rxe here). Every ARMCI_*/SOFTIB_*/BENCH_*
+# variable set here is passed to all ranks (Open MPI forwards none by itself:
+# a rank that misses one runs a different program). Open MPI's own traffic stays on TCP over
 # eth0 so that the RDMA device carries only ours; TCP keepalive lets mpirun
 # notice a host that died within seconds instead of minutes.
 np=$1 per_host=$2
 shift 2
 [ -n "${MH_HOSTFILE:-}" ] || { echo "mh-mpirun.sh: run inside the test cluster (tests/multihost/cluster.sh)" >&2; exit 2; }
 pass=""
-for v in $(env | sed -n 's/^\(\(ARMCI\|SOFTIB\)_[A-Z0-9_]*\)=.*/\1/p'); do
+for v in $(env | sed -n 's/^\(\(ARMCI\|SOFTIB\|BENCH\)_[A-Z0-9_]*\)=.*/\1/p'); do
     pass="$pass -x $v"
 done
 # shellcheck disable=SC2086

@@ -87,11 +87,6 @@ int ondemand_wait_fd(void)
     return pool && (awaiting_qp > 0 || establishing > 0) ? qp_pool_fd(pool) : -1;
 }
 
-long ondemand_pool_qps(void)
-{
-    return pool ? qp_pool_created(pool) : 0;
-}
-
 void ondemand_fini(void)
 {
     qp_pool_destroy(pool);

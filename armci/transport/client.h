@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "transport/conn_io.h"
 #include "transport/handle.h"
 #include "verbs/endpoint.h"
 #include "verbs/rc_qp.h"
@@ -88,8 +89,14 @@ void client_cm_env(struct cm_client_env *env);
  * pinned until conn_put: it is not closed while we issue on it (ARMCI_MAX_CONNECTIONS). */
 struct conn *conn_get(int node);
 void conn_put(struct conn *c);
-/* cm's on_destroy callback: c goes away, and what the transport keeps about it. */
+/* cm's on_destroy callback: c goes away, and what the transport keeps about it (c->io). */
 void conn_forget(struct conn *c);
+/* cm's on_insert callback: gives c the transport's state (c->io). */
+void conn_insert(struct conn *c);
+/* cm's busy callback: anything of ours on c, in flight or about to be (then it stays open). */
+bool conn_busy(const struct conn *c);
+/* cm's waits_for_lock callback. */
+bool conn_waits_for_lock(const struct conn *c);
 /* Waits until c is ready and the operations queued on it are posted; returns c. */
 struct conn *conn_wait_ready(struct conn *c);
 /* cm's on_ready callback: queued operations of c are posted at the next progress. */

@@ -242,12 +242,12 @@ static void check_async_events(void)
         struct conn *c = qp_error ? cm_conn_by_qp(ev.element.qp) : NULL;
         enum ibv_event_type type = ev.event_type;
         ibv_ack_async_event(&ev);
-        if (c && c->outstanding > 0)
+        if (c && c->io->outstanding > 0)
             armci_die(NULL,
                       "the connection to the data server of node %d failed (%s) with %d "
                       "operations outstanding: the server could not complete a request of this "
                       "process (e.g. one naming a reply buffer it may not write)",
-                      c->node, ibv_event_type_str(type), c->outstanding);
+                      c->node, ibv_event_type_str(type), c->io->outstanding);
     }
 }
 

@@ -44,12 +44,12 @@ static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t 
      * (the server's DS_QUEUED answer returns it), only a reply slot for the grant. */
     if (op == DS_LOCK) {
         work_not_fenced(f);
-        c->lock_waits++;
+        c->io->lock_waits++;
     }
     message_send(c, rq, b, 0, f, what);
     handle_wait(&done);
     if (op == DS_LOCK) {
-        c->lock_waits--;
+        c->io->lock_waits--;
         lock_granted();
     }
     conn_put(c);

@@ -673,19 +673,19 @@ static bool queue_if_connecting(struct conn *c, const struct transfer *x, struct
 {
     if (blocking)
         return false; /* conn_wait_ready waits, draining the queue first */
-    if (c->state == CONN_READY && !c->queue_head && !c->draining)
+    if (c->state == CONN_READY && !c->io->queue_head && !c->io->draining)
         return false;
-    if (c->queued >= cfg.send_wqes)
+    if (c->io->queued >= cfg.send_wqes)
         return false;
     struct pending_op *op = pending_copy(x, req);
-    if (c->queue_tail)
-        c->queue_tail->next = op;
+    if (c->io->queue_tail)
+        c->io->queue_tail->next = op;
     else
-        c->queue_head = op;
-    c->queue_tail = op;
-    c->queued++;
+        c->io->queue_head = op;
+    c->io->queue_tail = op;
+    c->io->queued++;
     /* Counted now, so fences and waits see it. */
-    c->outstanding++;
+    c->io->outstanding++;
     ep.outstanding++;
     handle_op_started(req);
     return true;
@@ -698,23 +698,23 @@ static bool queue_if_connecting(struct conn *c, const struct transfer *x, struct
  */
 static void drain(struct conn *c)
 {
-    if (c->draining)
+    if (c->io->draining)
         return;
-    c->draining = true;
-    while (c->queue_head) {
-        struct pending_op *op = c->queue_head;
-        c->queue_head = op->next;
-        if (!c->queue_head)
-            c->queue_tail = NULL;
-        c->queued--;
+    c->io->draining = true;
+    while (c->io->queue_head) {
+        struct pending_op *op = c->io->queue_head;
+        c->io->queue_head = op->next;
+        if (!c->io->queue_head)
+            c->io->queue_tail = NULL;
+        c->io->queued--;
         issue(c, &op->x, op->req, false);
         /* The real operations count themselves; drop the placeholder. */
-        c->outstanding--;
+        c->io->outstanding--;
         ep.outstanding--;
         handle_op_done(op->req);
         pending_free(op);
     }
-    c->draining = false;
+    c->io->draining = false;
 }
 
 /* Connections that became ready with operations queued on them. */
@@ -723,7 +723,7 @@ static int nto_drain, capto_drain;
 
 void conn_on_ready(struct conn *c)
 {
-    if (!c->queue_head)
+    if (!c->io->queue_head)
         return;
     if (nto_drain == capto_drain) {
         capto_drain = capto_drain ? 2 * capto_drain : 8;
@@ -746,10 +746,36 @@ void conns_drain_ready(void)
 
 void conn_forget(struct conn *c)
 {
+    if (!c->io)
+        return;
     sq_forget(c);
     for (int i = 0; i < nto_drain; i++)
         if (to_drain[i] == c)
             to_drain[i--] = to_drain[--nto_drain];
+    memstat_add(MEM_CONNECTIONS, -(long)sizeof(*c->io));
+    free(c->io);
+    c->io = NULL;
+}
+
+void conn_insert(struct conn *c)
+{
+    c->io = xcalloc(1, sizeof(*c->io));
+    memstat_add(MEM_CONNECTIONS, (long)sizeof(*c->io));
+}
+
+bool conn_busy(const struct conn *c)
+{
+    const struct conn_io *io = c->io;
+#if ARMCI_MUTANT_IS(cap_closes_busy)
+    return io->pinned;
+#endif
+    return io->pinned || io->outstanding || io->queue_head || io->draining || io->sq_posted ||
+           io->sq_dirty;
+}
+
+bool conn_waits_for_lock(const struct conn *c)
+{
+    return c->io->lock_waits > 0;
 }
 
 void conns_fini(void)
@@ -761,13 +787,13 @@ void conns_fini(void)
 
 struct conn *conn_wait_ready(struct conn *c)
 {
-    if (c->state == CONN_READY && !c->queue_head && !c->draining)
+    if (c->state == CONN_READY && !c->io->queue_head && !c->io->draining)
         return c;
     /* Operations queued while connecting go first: FIFO. */
     while (c->state != CONN_READY)
         progress_wait();
     drain(c);
-    while (c->draining) /* another thread posts the queue: go after it */
+    while (c->io->draining) /* another thread posts the queue: go after it */
         progress_wait();
     return c;
 }
@@ -779,13 +805,13 @@ static struct conn *conn_pin(int node)
     struct conn *c;
     while (!(c = cm_conn_start(node)))
         progress_wait();
-    c->pinned++;
+    c->io->pinned++;
     return c;
 }
 
 void conn_put(struct conn *c)
 {
-    c->pinned--;
+    c->io->pinned--;
 }
 
 struct conn *conn_get(int node)

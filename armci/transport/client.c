@@ -1,5 +1,6 @@
 /* The client endpoint: CQ, reply buffers, bounce buffers, in-flight records, posting. */
 #include "transport/client.h"
+#include "transport/conn_queue.h"
 #include "core/mutant.h"
 
 #include <errno.h>

@@ -11,8 +11,8 @@
  *     server returns credits with replies), and per process at most
  *     `reply_slots` (one posted reply buffer each).
  */
-#ifndef ARMCI_CLIENT_CLIENT_H
-#define ARMCI_CLIENT_CLIENT_H
+#ifndef ARMCI_TRANSPORT_CLIENT_H
+#define ARMCI_TRANSPORT_CLIENT_H
 
 #include <infiniband/verbs.h>
 #include <stdbool.h>
@@ -84,26 +84,6 @@ void client_fini(void);
 /* What the connection manager needs from the client (cm_init's argument). */
 struct cm_client_env;
 void client_cm_env(struct cm_client_env *env);
-
-/* Connections, transport side (transfer.c): the ready connection to node (waits for it),
- * pinned until conn_put: it is not closed while we issue on it (ARMCI_MAX_CONNECTIONS). */
-struct conn *conn_get(int node);
-void conn_put(struct conn *c);
-/* cm's on_destroy callback: c goes away, and what the transport keeps about it (c->io). */
-void conn_forget(struct conn *c);
-/* cm's on_insert callback: gives c the transport's state (c->io). */
-void conn_insert(struct conn *c);
-/* cm's busy callback: anything of ours on c, in flight or about to be (then it stays open). */
-bool conn_busy(const struct conn *c);
-/* cm's waits_for_lock callback. */
-bool conn_waits_for_lock(const struct conn *c);
-/* Waits until c is ready and the operations queued on it are posted; returns c. */
-struct conn *conn_wait_ready(struct conn *c);
-/* cm's on_ready callback: queued operations of c are posted at the next progress. */
-void conn_on_ready(struct conn *c);
-/* Posts the operations queued on connections that became ready (progress engine). */
-void conns_drain_ready(void);
-void conns_fini(void);
 
 /* Bounce buffers (cfg.bounce_size bytes each); bounce_get waits for a free one. */
 struct bounce *bounce_get(void);

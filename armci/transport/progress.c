@@ -19,6 +19,7 @@
 #include "core/util.h"
 #include "core/topology.h"
 #include "transport/client.h"
+#include "transport/conn_queue.h"
 #include "transport/liveness.h"
 #include "transport/replies.h"
 #include "transport/send_queue.h"

@@ -5,7 +5,7 @@
 
 #include "core/config.h"
 #include "strided/stride.h"
-#include "transport/remote.h"
+#include "transport/transfer.h"
 
 /*
  * Microseconds per RDMA request (a chunk) and per data-server request, and

@@ -415,8 +415,7 @@ void message_send_from(struct conn *c, struct ds_message *rq, struct bounce *b,
     else
         post_message(c, b, sizeof(*rq) + payload, NULL, 0, f);
     f->what = what;
-    f->server_update = rq->op == DS_ACC || rq->op == DS_PUT_PACKED || rq->op == DS_ACC_PACKED ||
-                       rq->op == DS_PUT_IOV || rq->op == DS_ACC_IOV || rq->op == DS_PUT_PULL;
+    f->server_update = ds_op_is_update(rq->op);
     c->io->updates_sent += f->server_update;
 }
 

@@ -17,6 +17,11 @@
 struct bounce;
 struct work;
 
+/* The largest piece the data server moves with one RDMA for us (a gathered get landing in
+ * place, a pulled put): however many rows its gather list takes, one request does not keep
+ * the server longer than this many bytes. */
+#define PIECE_MAX_BYTES ((size_t)1 << 20)
+
 /* Room for packed data in one request to the data server. */
 size_t request_room(void);
 

@@ -125,7 +125,7 @@ size_t get_piece_bytes(const struct conn *c, const struct transfer *x, bool dire
     if (!direct)
         return piece;
     size_t rows = (size_t)c->server_gather;
-    return MAX(piece, MIN(rows * (size_t)x->d.count[0], (size_t)1 << 20));
+    return MAX(piece, MIN(rows * (size_t)x->d.count[0], PIECE_MAX_BYTES));
 }
 
 void get_packed(struct conn *c, const struct transfer *x, struct handle *req)
@@ -157,7 +157,7 @@ void get_packed(struct conn *c, const struct transfer *x, struct handle *req)
 
 size_t pull_piece_bytes(const struct conn *c, const struct transfer *x)
 {
-    return MIN((size_t)c->server_gather * (size_t)x->d.count[0], (size_t)1 << 20);
+    return MIN((size_t)c->server_gather * (size_t)x->d.count[0], PIECE_MAX_BYTES);
 }
 
 void pull_put(struct conn *c, const struct transfer *x, uint32_t rkey, struct handle *req,

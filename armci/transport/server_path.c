@@ -14,6 +14,7 @@
 #include "odcm/cm.h"
 #include "transport/client.h"
 #include "transport/pieces.h"
+#include "transport/route.h"
 #include "verbs/memory.h"
 
 /* The server's side of a piece: its counts with the remote strides. */
@@ -25,39 +26,6 @@ static void server_layout(struct ds_stride *s, const struct stride_piece *p, con
         s->count[i] = p->count[i];
     for (int i = 0; i < p->levels; i++)
         s->stride[i] = strides[i];
-}
-
-/* Rows shorter than this are packed by copying: cheaper than a gather entry each. */
-#define GATHER_MIN_ROW 512
-
-struct server_plan plan_server(const struct conn *c, const struct transfer *x, size_t unit)
-{
-    struct server_plan pl = {.max_bytes = request_room() / unit * unit};
-    size_t row = (size_t)x->d.count[0];
-    size_t extent = stride_extent(local_strides(x), x->d.count, x->d.levels);
-    if (extent == SIZE_MAX || !net_user_lkey(x->local, extent, &pl.lkey))
-        return pl;
-    if (x->d.levels == 0 || row >= pl.max_bytes) {
-        pl.in_place = true; /* every piece is one run: one gather entry */
-        return pl;
-    }
-    if (row < GATHER_MIN_ROW || c->max_sge < 3)
-        return pl;
-    size_t rows = MIN((size_t)c->max_sge - 1, pl.max_bytes / row);
-    pl.max_bytes = MIN(pl.max_bytes, rows * row / unit * unit);
-    pl.in_place = pl.max_bytes >= row;
-    if (!pl.in_place)
-        pl.max_bytes = request_room() / unit * unit;
-    return pl;
-}
-
-size_t pieces_of(const struct transfer *x, size_t max_bytes)
-{
-    size_t row = (size_t)x->d.count[0], chunks = stride_chunks(x->d.count, x->d.levels);
-    if (row > max_bytes)
-        return chunks * ((row + max_bytes - 1) / max_bytes);
-    size_t per_piece = max_bytes / row;
-    return (chunks + per_piece - 1) / per_piece;
 }
 
 /* The gather list of a piece: one entry per chunk of it in local memory. */
@@ -119,24 +87,12 @@ static void send_packed(struct conn *c, const struct transfer *x, const struct s
     }
 }
 
-size_t get_piece_bytes(const struct conn *c, const struct transfer *x, bool direct)
+void get_packed(struct conn *c, const struct transfer *x, size_t piece_bytes, bool direct,
+                uint32_t rkey, struct handle *req)
 {
-    size_t piece = MIN(cfg.bounce_size, request_room());
-    if (!direct)
-        return piece;
-    size_t rows = (size_t)c->server_gather;
-    return MAX(piece, MIN(rows * (size_t)x->d.count[0], PIECE_MAX_BYTES));
-}
-
-void get_packed(struct conn *c, const struct transfer *x, struct handle *req)
-{
-    size_t extent = stride_extent(local_strides(x), x->d.count, x->d.levels);
-    uint32_t lkey, rkey = 0;
-    bool direct =
-        local_contiguous(x) && extent != SIZE_MAX && net_user_keys(x->local, extent, &lkey, &rkey);
     struct piece_walk w;
     struct stride_piece p;
-    piece_walk_begin(&w, x, get_piece_bytes(c, x, direct), 1);
+    piece_walk_begin(&w, x, piece_bytes, 1);
     while (piece_walk_next(&w, &p)) {
         struct bounce *data = direct ? NULL : bounce_get();
         struct bounce *b;
@@ -155,19 +111,14 @@ void get_packed(struct conn *c, const struct transfer *x, struct handle *req)
     }
 }
 
-size_t pull_piece_bytes(const struct conn *c, const struct transfer *x)
-{
-    return MIN((size_t)c->server_gather * (size_t)x->d.count[0], PIECE_MAX_BYTES);
-}
-
-void pull_put(struct conn *c, const struct transfer *x, uint32_t rkey, struct handle *req,
-                     bool blocking)
+void pull_put(struct conn *c, const struct transfer *x, size_t piece_bytes, uint32_t rkey,
+              struct handle *req, bool blocking)
 {
     struct handle done = {0};
     struct handle *r = blocking ? &done : req;
     struct piece_walk w;
     struct stride_piece p;
-    piece_walk_begin(&w, x, pull_piece_bytes(c, x), 1);
+    piece_walk_begin(&w, x, piece_bytes, 1);
     while (piece_walk_next(&w, &p)) {
         struct bounce *b;
         struct ds_message *rq = message_begin(c, DS_PUT_PULL, &x->remote, p.dst_off, p.bytes, &b);
@@ -181,7 +132,7 @@ void pull_put(struct conn *c, const struct transfer *x, uint32_t rkey, struct ha
 }
 
 void server_put(struct conn *c, const struct transfer *x, const struct server_plan *pl,
-                       struct handle *req, bool blocking)
+                struct handle *req, bool blocking)
 {
     struct handle sent = {0};
     send_packed(c, x, pl, req, blocking ? &sent : NULL);

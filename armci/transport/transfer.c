@@ -18,8 +18,9 @@
 #include "transport/transfer.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
-#include "core/acc.h"
+#include "core/config.h"
 #include "core/threads.h"
 #include "odcm/cm.h"
 #include "transport/client.h"
@@ -31,44 +32,55 @@
 #include "transport/vector_path.h"
 #include "verbs/memory.h"
 
+/*
+ * What plan_box needs to know about c and x's local memory, looked up only
+ * as far as x's kind needs it (a registration lookup each): an accumulate
+ * asks whether its source is registered, a get whether its buffer is one
+ * registered run, a put both. *lkey and *rkey are the keys found.
+ */
+static struct box_facts box_facts_of(const struct conn *c, const struct transfer *x,
+                                     uint32_t *lkey, uint32_t *rkey)
+{
+    struct box_facts f = {.request_room = request_room(),
+                          .bounce_size = cfg.bounce_size,
+                          .max_sge = c->max_sge,
+                          .server_gather = c->server_gather};
+    size_t extent = stride_extent(local_strides(x), x->d.count, x->d.levels);
+    if (extent == SIZE_MAX)
+        return f;
+    /* In this order: a server put gathers with the lkey net_user_lkey finds. */
+    if (x->op != TRANSFER_ACC)
+        f.direct = local_contiguous(x) && net_user_keys(x->local, extent, lkey, rkey);
+    if (x->op != TRANSFER_GET)
+        f.registered = net_user_lkey(x->local, extent, lkey);
+    return f;
+}
+
 static void issue_box(struct conn *c, const struct transfer *x, struct handle *req, bool blocking)
 {
-    size_t unit = x->op == TRANSFER_ACC ? acc_elem_size(x->datatype) : 1;
-    if (x->op == TRANSFER_ACC) {
-        struct server_plan pl = plan_server(c, x, unit);
-        server_put(c, x, &pl, req, blocking);
-        return;
-    }
-    /* Chunks of a request or more: the server would only cut them up. */
-    if (x->d.levels == 0 || (size_t)x->d.count[0] > request_room()) {
+    /* Chunks of a request or more go by RDMA whatever the facts (plan_box says so too). */
+    if (x->op != TRANSFER_ACC && (x->d.levels == 0 || (size_t)x->d.count[0] > request_room())) {
         rdma_transfer(c, x, req, blocking);
         return;
     }
-    /* A source or destination that is one registered run: the server moves the data itself. */
-    size_t extent = stride_extent(local_strides(x), x->d.count, x->d.levels);
-    uint32_t lkey, rkey;
-    bool direct =
-        local_contiguous(x) && extent != SIZE_MAX && net_user_keys(x->local, extent, &lkey, &rkey);
-    size_t bytes = (size_t)x->d.count[0] * stride_chunks(x->d.count, x->d.levels);
-    if (x->op == TRANSFER_PUT && direct && bytes >= PULL_MIN_BYTES) {
-        if (route_via_server(x, pieces_of(x, pull_piece_bytes(c, x)), true))
-            pull_put(c, x, rkey, req, blocking);
-        else
-            rdma_transfer(c, x, req, blocking);
-        return;
-    }
-    if (x->op == TRANSFER_PUT) {
-        struct server_plan pl = plan_server(c, x, unit);
-        if (route_via_server(x, pieces_of(x, pl.max_bytes), pl.in_place))
-            server_put(c, x, &pl, req, blocking);
-        else
-            rdma_transfer(c, x, req, blocking);
-        return;
-    }
-    if (route_via_server(x, pieces_of(x, get_piece_bytes(c, x, direct)), direct))
-        get_packed(c, x, req);
-    else
+    uint32_t lkey = 0, rkey = 0;
+    struct box_facts facts = box_facts_of(c, x, &lkey, &rkey);
+    struct box_plan plan = plan_box(x, &facts);
+    switch (plan.path) {
+    case BOX_RDMA:
         rdma_transfer(c, x, req, blocking);
+        break;
+    case BOX_SERVER_PUT:
+        plan.server.lkey = lkey;
+        server_put(c, x, &plan.server, req, blocking);
+        break;
+    case BOX_SERVER_PULL:
+        pull_put(c, x, plan.piece_bytes, rkey, req, blocking);
+        break;
+    case BOX_SERVER_GET:
+        get_packed(c, x, plan.piece_bytes, facts.direct, rkey, req);
+        break;
+    }
 }
 
 /* Small segments travel many to a request; large ones as contiguous transfers of their own. */

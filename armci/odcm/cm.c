@@ -98,7 +98,7 @@ void conn_destroy(struct conn *c)
     free(c);
 }
 
-void cm_table_put(struct conn *c)
+void cm_table_insert(struct conn *c)
 {
     memstat_add(MEM_CONNECTIONS, (long)sizeof(*c));
     intmap_put(&conns, (uint32_t)c->node, c);
@@ -240,7 +240,7 @@ struct conn *cm_conn_start(int node)
         return NULL;
     c = ondemand_start(node);
     c->last_used = ++use_clock;
-    cm_table_put(c);
+    cm_table_insert(c);
     if (ever[node / 8] & (1u << (node % 8)))
         stats.reopened++;
     ever[node / 8] |= (unsigned char)(1u << (node % 8));

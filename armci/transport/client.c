@@ -125,8 +125,8 @@ static void setup_bounces(void)
         b->buf = (char *)ep.bounce_region + (size_t)i * cfg.bounce_size;
         b->lkey = ep.bounce_mr->lkey;
         b->rkey = ep.bounce_mr->rkey;
-        b->next = ep.bounce_free;
-        ep.bounce_free = b;
+        b->next = ep.free_bounces;
+        ep.free_bounces = b;
     }
     ep.bounces_free = cfg.bounce_count;
 }
@@ -209,18 +209,18 @@ void client_fini(void)
 
 struct bounce *bounce_get(void)
 {
-    while (!ep.bounce_free)
+    while (!ep.free_bounces)
         progress_wait();
-    struct bounce *b = ep.bounce_free;
-    ep.bounce_free = b->next;
+    struct bounce *b = ep.free_bounces;
+    ep.free_bounces = b->next;
     ep.bounces_free--;
     return b;
 }
 
-void bounce_put(struct bounce *b)
+void bounce_free(struct bounce *b)
 {
-    b->next = ep.bounce_free;
-    ep.bounce_free = b;
+    b->next = ep.free_bounces;
+    ep.free_bounces = b;
     ep.bounces_free++;
 }
 

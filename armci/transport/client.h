@@ -72,7 +72,7 @@ struct client_ep {
     void *bounce_region;
     struct net_mr *bounce_mr;
     struct bounce *bounce_all;
-    struct bounce *bounce_free;
+    struct bounce *free_bounces;
     int bounces_free;
 };
 
@@ -87,7 +87,7 @@ void client_cm_env(struct cm_client_env *env);
 
 /* Bounce buffers (cfg.bounce_size bytes each); bounce_get waits for a free one. */
 struct bounce *bounce_get(void);
-void bounce_put(struct bounce *b);
+void bounce_free(struct bounce *b);
 
 /* A record of work towards c, counted in req (may be NULL) and covered by fences. */
 struct work *work_new(enum work_kind kind, struct conn *c, struct handle *req);

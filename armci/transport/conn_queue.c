@@ -70,7 +70,7 @@ static void pending_free(struct pending_op *op)
 }
 
 bool queue_if_connecting(struct conn *c, const struct transfer *x, struct handle *req,
-                                bool blocking)
+                         bool blocking)
 {
     if (blocking)
         return false; /* conn_wait_ready waits, draining the queue first */
@@ -208,7 +208,7 @@ struct conn *conn_pin(int node)
     return c;
 }
 
-void conn_put(struct conn *c)
+void conn_unpin(struct conn *c)
 {
     c->io->pinned--;
 }

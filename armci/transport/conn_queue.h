@@ -19,10 +19,10 @@
 
 struct conn;
 
-/* The ready connection to node (waits for it), pinned until conn_put: it is not closed while
+/* The ready connection to node (waits for it), pinned until conn_unpin: it is not closed while
  * we issue on it (ARMCI_MAX_CONNECTIONS). */
 struct conn *conn_get(int node);
-void conn_put(struct conn *c);
+void conn_unpin(struct conn *c);
 /* The connection to node, pinned, maybe not ready: at the connection cap, waits for room. */
 struct conn *conn_pin(int node);
 /* Waits until c is ready and the operations queued on it are posted; returns c. */

@@ -23,7 +23,8 @@ static void probe_done(struct work *f)
  */
 static void probe_conn(struct conn *c, double now)
 {
-    if (c->state != CONN_READY || c->io->probing || now < c->io->probed_at + 1.0 || !c->io->flush_addr)
+    if (c->state != CONN_READY || c->io->probing || now < c->io->probed_at + 1.0 ||
+        !c->io->flush_addr)
         return;
     c->io->probing = true;
     c->io->probed_at = now;
@@ -32,8 +33,8 @@ static void probe_conn(struct conn *c, double now)
     f->on_done = probe_done;
     struct rdma_batch b;
     rdma_batch_init(&b);
-    rdma_batch_add(&b, c, IBV_WR_RDMA_WRITE, NULL, 0, 0, c->io->flush_addr, c->io->flush_rkey, f, true,
-                   true);
+    rdma_batch_add(&b, c, IBV_WR_RDMA_WRITE, NULL, 0, 0, c->io->flush_addr, c->io->flush_rkey, f,
+                   true, true);
     rdma_batch_flush(&b);
     f->what = "a liveness probe (zero-length RDMA write)";
 }

@@ -28,8 +28,7 @@ const int *remote_strides(const struct transfer *x)
     return x->op == TRANSFER_GET ? x->d.src_stride : x->d.dst_stride;
 }
 
-void piece_walk_begin(struct piece_walk *w, const struct transfer *x, size_t max_bytes,
-                             size_t unit)
+void piece_walk_begin(struct piece_walk *w, const struct transfer *x, size_t max_bytes, size_t unit)
 {
     w->by_side = (struct stride_desc){x->d.levels, x->d.count, local_strides(x), remote_strides(x)};
     w->unit = unit;
@@ -64,7 +63,7 @@ bool piece_walk_next(struct piece_walk *w, struct stride_piece *p)
 }
 
 void pack_piece(const struct stride_piece *p, const int *strides, const char *from, char *to,
-                       bool packing)
+                bool packing)
 {
     int packed[ARMCI_MAX_STRIDE_LEVEL];
     stride_packed(p->count, p->levels, packed);

@@ -35,9 +35,9 @@ static void complete(struct work *f)
     if (f->on_done)
         f->on_done(f);
     if (f->data)
-        bounce_put(f->data);
+        bounce_free(f->data);
     if (f->bounce)
-        bounce_put(f->bounce);
+        bounce_free(f->bounce);
     work_retire(f);
 }
 
@@ -66,7 +66,7 @@ static void work_request_done(struct work *f)
     case WORK_MESSAGE:
         /* The request buffer (and a payload sent in place) is free; the operation waits
          * for its reply. */
-        bounce_put(f->bounce);
+        bounce_free(f->bounce);
         f->bounce = NULL;
         if (f->sent)
             handle_op_done(f->sent);
@@ -99,9 +99,8 @@ static void failed(const struct work *f, const struct conn *c, const struct ibv_
                   "%s to %s failed: %s: this host could not send to it (on RoCE, its own "
                   "network link going down gives this)",
                   f ? f->what : "an RDMA operation", node, ibv_wc_status_str(wc->status));
-    armci_die(NULL, "%s to %s failed: %s (vendor error 0x%x)",
-              f ? f->what : "an RDMA operation", node, ibv_wc_status_str(wc->status),
-              wc->vendor_err);
+    armci_die(NULL, "%s to %s failed: %s (vendor error 0x%x)", f ? f->what : "an RDMA operation",
+              node, ibv_wc_status_str(wc->status), wc->vendor_err);
 }
 
 /*

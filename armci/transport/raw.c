@@ -26,7 +26,7 @@ int remote_raw_message(const struct target *t, const struct ds_message *proto, c
     f->status = &status;
     message_send(c, rq, b, payload_len, f, "raw request");
     handle_wait(&done);
-    conn_put(c);
+    conn_unpin(c);
     rt_unlock();
     if (value)
         *value = result;

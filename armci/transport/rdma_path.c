@@ -79,8 +79,7 @@ static void rdma_bounced(struct conn *c, const struct transfer *x, struct handle
     rdma_batch_flush(&batch);
 }
 
-void rdma_transfer(struct conn *c, const struct transfer *x, struct handle *req,
-                          bool blocking)
+void rdma_transfer(struct conn *c, const struct transfer *x, struct handle *req, bool blocking)
 {
     wait_server_updates(c);
     bool put = x->op == TRANSFER_PUT;

@@ -58,7 +58,7 @@ static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t 
         c->io->lock_waits--;
         lock_granted();
     }
-    conn_put(c);
+    conn_unpin(c);
     rt_unlock();
     return result;
 }
@@ -82,7 +82,7 @@ void remote_unlock(const struct target *t)
     struct bounce *b;
     struct ds_message *rq = message_begin(c, DS_UNLOCK, t, 0, sizeof(struct ticket_lock), &b);
     message_send(c, rq, b, 0, work_new(WORK_MESSAGE, c, handle_implicit()), "unlock");
-    conn_put(c);
+    conn_unpin(c);
     rt_unlock();
 }
 

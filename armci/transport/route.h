@@ -56,16 +56,16 @@ struct box_facts {
 };
 
 enum box_path {
-    BOX_RDMA,       /* RDMA writes or reads (rdma_path.c) */
-    BOX_SERVER_PUT, /* put or accumulate packed into requests (server_path.c server_put) */
+    BOX_RDMA,        /* RDMA writes or reads (rdma_path.c) */
+    BOX_SERVER_PUT,  /* put or accumulate packed into requests (server_path.c server_put) */
     BOX_SERVER_PULL, /* put the server RDMA-reads from our registered run (pull_put) */
-    BOX_SERVER_GET, /* get the server gathers and writes back (get_packed) */
+    BOX_SERVER_GET,  /* get the server gathers and writes back (get_packed) */
 };
 
 /* How a put or accumulate goes through the data server: in place or copied, piece size. */
 struct server_plan {
-    bool in_place; /* the SENDs gather the user's rows (registered memory) */
-    uint32_t lkey; /* of the user's memory, when in place (filled by the caller) */
+    bool in_place;    /* the SENDs gather the user's rows (registered memory) */
+    uint32_t lkey;    /* of the user's memory, when in place (filled by the caller) */
     size_t max_bytes; /* payload per request */
 };
 

@@ -53,7 +53,7 @@ static void push_signal(struct conn *c, struct ibv_send_wr *wr, uint64_t wr_id)
     }
     int tail = (c->io->sq_ring_head + c->io->sq_ring_count++) % c->sq_depth;
     c->io->sq_ring[tail] = (struct sq_retire){.wrs = (uint32_t)c->io->sq_unsignaled + 1,
-                                          .lazy = (uint32_t)c->io->sq_lazy_pending};
+                                              .lazy = (uint32_t)c->io->sq_lazy_pending};
     c->io->sq_unsignaled = 0;
     c->io->sq_lazy_pending = 0;
     c->io->sq_posted++;

@@ -38,8 +38,8 @@
  * asks whether its source is registered, a get whether its buffer is one
  * registered run, a put both. *lkey and *rkey are the keys found.
  */
-static struct box_facts box_facts_of(const struct conn *c, const struct transfer *x,
-                                     uint32_t *lkey, uint32_t *rkey)
+static struct box_facts box_facts_of(const struct conn *c, const struct transfer *x, uint32_t *lkey,
+                                     uint32_t *rkey)
 {
     struct box_facts f = {.request_room = request_room(),
                           .bounce_size = cfg.bounce_size,
@@ -123,6 +123,6 @@ void transfer_start(const struct transfer *x, struct handle *req, bool blocking)
     struct conn *c = conn_pin(t->node);
     if (!queue_if_connecting(c, x, req, blocking))
         transfer_issue(conn_wait_ready(c), x, req, blocking);
-    conn_put(c);
+    conn_unpin(c);
     rt_unlock();
 }

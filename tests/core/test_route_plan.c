@@ -22,19 +22,19 @@
 
 #include <armci.h>
 
-#define LD (2 * 1024 * (int)sizeof(double)) /* the benchmark's remote leading dimension */
-#define GATHER 32                           /* RC_QP_MAX_SGE, what softib grants */
+#define LD     (2 * 1024 * (int)sizeof(double)) /* the benchmark's remote leading dimension */
+#define GATHER 32                               /* RC_QP_MAX_SGE, what softib grants */
 
 static int failures;
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-            failures++;                                                                            \
-        }                                                                                          \
+#define CHECK(cond, ...)                                \
+    do {                                                \
+        if (!(cond)) {                                  \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+            printf(__VA_ARGS__);                        \
+            printf("\n");                               \
+            failures++;                                 \
+        }                                               \
     } while (0)
 
 static const char *const path_names[] = {[BOX_RDMA] = "rdma",
@@ -96,24 +96,22 @@ static void check_invariants(const struct transfer *x, const struct box_facts *f
     if (x->op == TRANSFER_ACC) {
         CHECK(p.path == BOX_SERVER_PUT, "%s n=%d: an accumulate took %s", op, n,
               path_names[p.path]);
-        CHECK(p.server.max_bytes % sizeof(double) == 0, "%s n=%d: a piece splits a double", op,
-              n);
+        CHECK(p.server.max_bytes % sizeof(double) == 0, "%s n=%d: a piece splits a double", op, n);
     }
     if (x->op != TRANSFER_ACC && (x->d.levels == 0 || row > f->request_room))
         CHECK(p.path == BOX_RDMA, "%s n=%d levels=%d: took %s, not rdma", op, n, x->d.levels,
               path_names[p.path]);
     if (p.path == BOX_SERVER_PUT) {
         CHECK(p.server.max_bytes > 0 && p.server.max_bytes <= f->request_room,
-              "%s n=%d: %zu bytes a request, room %zu", op, n, p.server.max_bytes,
-              f->request_room);
+              "%s n=%d: %zu bytes a request, room %zu", op, n, p.server.max_bytes, f->request_room);
         if (p.server.in_place && x->d.levels > 0 && row < p.server.max_bytes)
             CHECK(p.server.max_bytes / row <= (size_t)f->max_sge - 1,
-                  "%s n=%d: %zu rows a request, %d gather entries", op, n,
-                  p.server.max_bytes / row, f->max_sge);
+                  "%s n=%d: %zu rows a request, %d gather entries", op, n, p.server.max_bytes / row,
+                  f->max_sge);
     }
     if (p.path == BOX_SERVER_PULL || p.path == BOX_SERVER_GET) {
-        CHECK(p.piece_bytes >= row || row > PIECE_MAX_BYTES, "%s n=%d: piece %zu < row %zu", op,
-              n, p.piece_bytes, row);
+        CHECK(p.piece_bytes >= row || row > PIECE_MAX_BYTES, "%s n=%d: piece %zu < row %zu", op, n,
+              p.piece_bytes, row);
         CHECK(p.piece_bytes <= PIECE_MAX_BYTES || p.piece_bytes <= f->request_room,
               "%s n=%d: piece %zu over the cap", op, n, p.piece_bytes);
         size_t pieces = pieces_of(x, p.piece_bytes);
@@ -174,7 +172,7 @@ int main(void)
      *   460.8 + 838.9 = 1300 us.
      */
     static const struct expect softib[] = {
-        {TRANSFER_PUT, 4, BOX_SERVER_PUT},  {TRANSFER_PUT, 64, BOX_SERVER_PUT},
+        {TRANSFER_PUT, 4, BOX_SERVER_PUT},    {TRANSFER_PUT, 64, BOX_SERVER_PUT},
         {TRANSFER_PUT, 128, BOX_SERVER_PULL}, {TRANSFER_GET, 4, BOX_RDMA},
         {TRANSFER_GET, 64, BOX_SERVER_GET},   {TRANSFER_GET, 1024, BOX_SERVER_GET},
         {TRANSFER_ACC, 4, BOX_SERVER_PUT},    {TRANSFER_ACC, 1024, BOX_SERVER_PUT},

@@ -69,8 +69,14 @@ static void pending_free(struct pending_op *op)
     free(op);
 }
 
-bool queue_if_connecting(struct conn *c, const struct transfer *x, struct handle *req,
-                         bool blocking)
+/*
+ * True if x was queued (c is not ready, or others wait before it). At most as many operations
+ * queue as a ready connection's send queue takes (ARMCI_SEND_WQES) before its issuer waits
+ * for completions: past that the caller waits for the connection instead, and posts the queue
+ * (conn_wait_ready). Nothing else drives the queue while a thread only issues.
+ */
+static bool queue_if_connecting(struct conn *c, const struct transfer *x, struct handle *req,
+                                bool blocking)
 {
     if (blocking)
         return false; /* conn_wait_ready waits, draining the queue first */
@@ -199,7 +205,8 @@ struct conn *conn_wait_ready(struct conn *c)
     return c;
 }
 
-struct conn *conn_pin(int node)
+/* The connection to node, pinned, maybe not ready: at the connection cap, waits for room. */
+static struct conn *conn_pin(int node)
 {
     struct conn *c;
     while (!(c = cm_conn_start(node)))
@@ -216,4 +223,14 @@ void conn_unpin(struct conn *c)
 struct conn *conn_get(int node)
 {
     return conn_wait_ready(conn_pin(node));
+}
+
+struct conn *conn_for_transfer(int node, const struct transfer *x, struct handle *req,
+                               bool blocking)
+{
+    struct conn *c = conn_pin(node);
+    if (!queue_if_connecting(c, x, req, blocking))
+        return conn_wait_ready(c);
+    conn_unpin(c);
+    return NULL;
 }

@@ -23,19 +23,19 @@ struct conn;
  * we issue on it (ARMCI_MAX_CONNECTIONS). */
 struct conn *conn_get(int node);
 void conn_unpin(struct conn *c);
-/* The connection to node, pinned, maybe not ready: at the connection cap, waits for room. */
-struct conn *conn_pin(int node);
 /* Waits until c is ready and the operations queued on it are posted; returns c. */
 struct conn *conn_wait_ready(struct conn *c);
 
 /*
- * True if x was queued (c is not ready, or others wait before it). At most as many operations
- * queue as a ready connection's send queue takes (ARMCI_SEND_WQES) before its issuer waits
- * for completions: past that the caller waits for the connection instead, and posts the queue
- * (conn_wait_ready). Nothing else drives the queue while a thread only issues.
+ * The ready connection to node for transfer x, pinned until conn_unpin (at
+ * the connection cap, waits for room), or NULL when x was queued instead:
+ * non-blocking, towards a connection being set up (or others wait on it
+ * before x), its descriptors copied and counted in req. At most
+ * ARMCI_SEND_WQES operations queue: past that the caller waits for the
+ * connection, posting the queue first.
  */
-bool queue_if_connecting(struct conn *c, const struct transfer *x, struct handle *req,
-                         bool blocking);
+struct conn *conn_for_transfer(int node, const struct transfer *x, struct handle *req,
+                               bool blocking);
 
 /* Posts the operations queued on connections that became ready (progress engine). */
 void conns_drain_ready(void);

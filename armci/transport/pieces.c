@@ -13,21 +13,6 @@
 #include "transport/client.h"
 
 /* Room for packed data in one request to the data server. */
-size_t request_room(void)
-{
-    return MIN(cfg.server_buf_size, cfg.bounce_size) - sizeof(struct ds_message);
-}
-
-const int *local_strides(const struct transfer *x)
-{
-    return x->op == TRANSFER_GET ? x->d.dst_stride : x->d.src_stride;
-}
-
-const int *remote_strides(const struct transfer *x)
-{
-    return x->op == TRANSFER_GET ? x->d.src_stride : x->d.dst_stride;
-}
-
 void piece_walk_begin(struct piece_walk *w, const struct transfer *x, size_t max_bytes, size_t unit)
 {
     w->by_side = (struct stride_desc){x->d.levels, x->d.count, local_strides(x), remote_strides(x)};

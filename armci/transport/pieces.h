@@ -11,6 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/config.h"
+#include "core/util.h"
+#include "dataserver/protocol.h"
 #include "strided/stride.h"
 #include "transport/transfer.h"
 
@@ -23,11 +26,21 @@ struct work;
 #define PIECE_MAX_BYTES ((size_t)1 << 20)
 
 /* Room for packed data in one request to the data server. */
-size_t request_room(void);
+static inline size_t request_room(void)
+{
+    return MIN(cfg.server_buf_size, cfg.bounce_size) - sizeof(struct ds_message);
+}
 
 /* The local and remote strides of a box transfer, whichever way it goes. */
-const int *local_strides(const struct transfer *x);
-const int *remote_strides(const struct transfer *x);
+static inline const int *local_strides(const struct transfer *x)
+{
+    return x->op == TRANSFER_GET ? x->d.dst_stride : x->d.src_stride;
+}
+
+static inline const int *remote_strides(const struct transfer *x)
+{
+    return x->op == TRANSFER_GET ? x->d.src_stride : x->d.dst_stride;
+}
 /* Whether x's local side is one contiguous run (its strides are those of its packed image). */
 bool local_contiguous(const struct transfer *x);
 

@@ -120,9 +120,10 @@ void transfer_start(const struct transfer *x, struct handle *req, bool blocking)
         return;
     rt_lock();
     const struct target *t = x->locals ? &x->remotes[0] : &x->remote;
-    struct conn *c = conn_pin(t->node);
-    if (!queue_if_connecting(c, x, req, blocking))
-        transfer_issue(conn_wait_ready(c), x, req, blocking);
-    conn_unpin(c);
+    struct conn *c = conn_for_transfer(t->node, x, req, blocking);
+    if (c) {
+        transfer_issue(c, x, req, blocking);
+        conn_unpin(c);
+    }
     rt_unlock();
 }

@@ -121,6 +121,7 @@ static void stop_inter_node(void)
     cm_fini();
     if (topo_is_master())
         server_fini();
+    server_link_close();
     client_fini();
 }
 

@@ -31,8 +31,8 @@ static bool check_contig(const char *call, const char *local_arg, const void *lo
     return true;
 }
 
-static int do_put(const char *call, void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl,
-                  bool blocking)
+static int put_contig(const char *call, void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl,
+                      bool blocking)
 {
     if (!check_contig(call, "src", src, "dst", dst, bytes, proc))
         return 0;
@@ -45,8 +45,8 @@ static int do_put(const char *call, void *src, void *dst, int bytes, int proc, a
     return 0;
 }
 
-static int do_get(const char *call, void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl,
-                  bool blocking)
+static int get_contig(const char *call, void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl,
+                      bool blocking)
 {
     if (!check_contig(call, "dst", dst, "src", src, bytes, proc))
         return 0;
@@ -59,8 +59,8 @@ static int do_get(const char *call, void *src, void *dst, int bytes, int proc, a
     return 0;
 }
 
-static int do_acc(const char *call, int datatype, void *scale, void *src, void *dst, int bytes,
-                  int proc, armci_hdl_t *hdl, bool blocking)
+static int acc_contig(const char *call, int datatype, void *scale, void *src, void *dst, int bytes,
+                      int proc, armci_hdl_t *hdl, bool blocking)
 {
     if (!check_contig(call, "src", src, "dst", dst, bytes, proc))
         return 0;
@@ -76,59 +76,59 @@ static int do_acc(const char *call, int datatype, void *scale, void *src, void *
 
 int PARMCI_Put(void *src, void *dst, int bytes, int proc)
 {
-    return do_put("ARMCI_Put", src, dst, bytes, proc, NULL, true);
+    return put_contig("ARMCI_Put", src, dst, bytes, proc, NULL, true);
 }
 PROFILED(Put)
 
 int PARMCI_Get(void *src, void *dst, int bytes, int proc)
 {
-    return do_get("ARMCI_Get", src, dst, bytes, proc, NULL, true);
+    return get_contig("ARMCI_Get", src, dst, bytes, proc, NULL, true);
 }
 PROFILED(Get)
 
 int PARMCI_Acc(int datatype, void *scale, void *src, void *dst, int bytes, int proc)
 {
-    return do_acc("ARMCI_Acc", datatype, scale, src, dst, bytes, proc, NULL, true);
+    return acc_contig("ARMCI_Acc", datatype, scale, src, dst, bytes, proc, NULL, true);
 }
 PROFILED(Acc)
 
 int PARMCI_NbPut(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
 {
-    return do_put("ARMCI_NbPut", src, dst, bytes, proc, hdl, false);
+    return put_contig("ARMCI_NbPut", src, dst, bytes, proc, hdl, false);
 }
 PROFILED(NbPut)
 
 int PARMCI_NbGet(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
 {
-    return do_get("ARMCI_NbGet", src, dst, bytes, proc, hdl, false);
+    return get_contig("ARMCI_NbGet", src, dst, bytes, proc, hdl, false);
 }
 PROFILED(NbGet)
 
 int PARMCI_NbAcc(int datatype, void *scale, void *src, void *dst, int bytes, int proc,
                  armci_hdl_t *hdl)
 {
-    return do_acc("ARMCI_NbAcc", datatype, scale, src, dst, bytes, proc, hdl, false);
+    return acc_contig("ARMCI_NbAcc", datatype, scale, src, dst, bytes, proc, hdl, false);
 }
 PROFILED(NbAcc)
 
 /* Scalar puts: the value is copied before returning, so even Nb forms are safe. */
-#define PUT_VALUE(Name, T)                                                              \
-    int PARMCI_PutValue##Name(T src, void *dst, int proc)                               \
-    {                                                                                   \
-        return do_put("ARMCI_PutValue" #Name, &src, dst, sizeof(T), proc, NULL, true);  \
-    }                                                                                   \
-    PROFILED(PutValue##Name)                                                            \
-    int PARMCI_NbPutValue##Name(T src, void *dst, int proc, armci_hdl_t *hdl)           \
-    {                                                                                   \
-        return do_put("ARMCI_NbPutValue" #Name, &src, dst, sizeof(T), proc, hdl, true); \
-    }                                                                                   \
-    PROFILED(NbPutValue##Name)                                                          \
-    T PARMCI_GetValue##Name(void *src, int proc)                                        \
-    {                                                                                   \
-        T value = 0;                                                                    \
-        do_get("ARMCI_GetValue" #Name, src, &value, sizeof(T), proc, NULL, true);       \
-        return value;                                                                   \
-    }                                                                                   \
+#define PUT_VALUE(Name, T)                                                                  \
+    int PARMCI_PutValue##Name(T src, void *dst, int proc)                                   \
+    {                                                                                       \
+        return put_contig("ARMCI_PutValue" #Name, &src, dst, sizeof(T), proc, NULL, true);  \
+    }                                                                                       \
+    PROFILED(PutValue##Name)                                                                \
+    int PARMCI_NbPutValue##Name(T src, void *dst, int proc, armci_hdl_t *hdl)               \
+    {                                                                                       \
+        return put_contig("ARMCI_NbPutValue" #Name, &src, dst, sizeof(T), proc, hdl, true); \
+    }                                                                                       \
+    PROFILED(NbPutValue##Name)                                                              \
+    T PARMCI_GetValue##Name(void *src, int proc)                                            \
+    {                                                                                       \
+        T value = 0;                                                                        \
+        get_contig("ARMCI_GetValue" #Name, src, &value, sizeof(T), proc, NULL, true);       \
+        return value;                                                                       \
+    }                                                                                       \
     PROFILED(GetValue##Name)
 
 PUT_VALUE(Int, int)

@@ -1,6 +1,6 @@
 /* Read-modify-write on memory this process (or its data server) can load/store. */
-#ifndef ARMCI_RMW_LOCAL_H
-#define ARMCI_RMW_LOCAL_H
+#ifndef ARMCI_CORE_RMW_KERNELS_H
+#define ARMCI_CORE_RMW_KERNELS_H
 
 #include <stddef.h>
 

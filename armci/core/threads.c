@@ -56,8 +56,3 @@ void rt_lock_resume(unsigned held)
         armci_die(NULL, "pthread_mutex_lock (runtime lock) failed: %s", strerror(rc));
     depth = held;
 }
-
-bool rt_lock_held(void)
-{
-    return !rt_threaded || depth > 0;
-}

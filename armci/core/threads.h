@@ -47,7 +47,4 @@ static inline void rt_unlock(void)
 unsigned rt_lock_suspend(void);
 void rt_lock_resume(unsigned depth);
 
-/* Whether the calling thread holds the runtime lock (assertions). */
-bool rt_lock_held(void);
-
 #endif

@@ -294,7 +294,6 @@ void serve_message(struct server_conn *sc, struct ds_message *rq, size_t bytes)
     }
     /* Updates that succeeded are answered in batches; the rest at once (a pull too: its
      * client waits for the answer to reuse its buffer). */
-    bool update = rq->op == DS_ACC || rq->op == DS_PUT_PACKED || rq->op == DS_ACC_PACKED ||
-                  rq->op == DS_PUT_IOV || rq->op == DS_ACC_IOV;
-    server_answer(sc, rq->token, status, value, update && status == DS_OK);
+    bool batched = ds_op_is_update(rq->op) && rq->op != DS_PUT_PULL;
+    server_answer(sc, rq->token, status, value, batched && status == DS_OK);
 }

@@ -344,8 +344,4 @@ void server_link_close(void)
     if (client_fd >= 0)
         close(client_fd);
     client_fd = -1;
-    if (!topo_is_master()) {
-        free(node_link.local_pids);
-        node_link.local_pids = NULL;
-    }
 }

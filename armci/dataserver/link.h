@@ -27,7 +27,8 @@ void server_link_ping(void);
 /* Asks this node's data server to finish and exit its thread (master, at finalize). */
 void server_link_stop(void);
 
-/* Closes this process's end of the link (finalize). */
+/* Closes this process's end of the link (finalize, every process, after server_stop: the
+ * master's own server array of local pids goes with server_fini). */
 void server_link_close(void);
 
 /* A same-node unlock handed a mutex to a waiter queued at the data server. */

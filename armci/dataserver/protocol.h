@@ -17,6 +17,7 @@
 #ifndef ARMCI_DATASERVER_PROTOCOL_H
 #define ARMCI_DATASERVER_PROTOCOL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "strided/stride.h"
@@ -38,6 +39,27 @@ enum ds_op {
                       gather list of chunks) and answers when it is there */
     DS_OP_MAX
 };
+
+/*
+ * Whether op is an update: a put or accumulate the data server applies to
+ * target memory, answered in order (a client waits for its updates to be
+ * answered before an RDMA to the same node may overtake them). Rmw and
+ * locks are not: their caller waits for their answer anyway.
+ */
+static inline bool ds_op_is_update(int op)
+{
+    switch (op) {
+    case DS_ACC:
+    case DS_PUT_PACKED:
+    case DS_ACC_PACKED:
+    case DS_PUT_IOV:
+    case DS_ACC_IOV:
+    case DS_PUT_PULL:
+        return true;
+    default:
+        return false;
+    }
+}
 
 enum ds_status {
     DS_OK = 0,

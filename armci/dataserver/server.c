@@ -90,7 +90,7 @@ void server_init(void)
 /* ---- connections ---- */
 
 /* The connection manager makes connections through these (cm_server_ops). */
-static void *conn_create(int client)
+static void *server_conn_create(int client)
 {
     struct server_conn *sc = xcalloc(1, sizeof(*sc));
     memstat_add(MEM_CONNECTIONS, (long)sizeof(*sc));
@@ -135,7 +135,7 @@ static struct verbs_addr conn_address(const void *conn, struct cm_terms *terms)
 static void remove_from_due(const struct server_conn *sc);
 static void drain_sends(void);
 
-static void conn_free(struct server_conn *sc)
+static void server_conn_free(struct server_conn *sc)
 {
     char peer[48];
     snprintf(peer, sizeof(peer), "client rank %d", sc->client);
@@ -145,7 +145,7 @@ static void conn_free(struct server_conn *sc)
 }
 
 /* The client closed its end with nothing in flight; ours goes once its own sends are done. */
-static void conn_destroy(void *conn)
+static void server_conn_destroy(void *conn)
 {
     struct server_conn *sc = conn;
     while (sc->sq_posted > 0)
@@ -155,7 +155,7 @@ static void conn_destroy(void *conn)
     intmap_remove(&srv.by_qpn, sc->qp->qp_num);
     srv.allowance_total -= sc->allowance;
     srv.nconns--;
-    conn_free(sc);
+    server_conn_free(sc);
 }
 
 static uint64_t conn_last_active(const void *conn)
@@ -163,10 +163,10 @@ static uint64_t conn_last_active(const void *conn)
     return ((const struct server_conn *)conn)->last_served;
 }
 
-static const struct cm_server_ops conn_ops = {.create = conn_create,
+static const struct cm_server_ops conn_ops = {.create = server_conn_create,
                                               .connect = conn_connect,
                                               .address = conn_address,
-                                              .destroy = conn_destroy,
+                                              .destroy = server_conn_destroy,
                                               .last_active = conn_last_active};
 
 /* ---- sends ---- */
@@ -505,7 +505,7 @@ void server_fini(void)
 {
     struct server_conn *sc;
     INTMAP_FOR_EACH(&srv.by_qpn, sc)
-    conn_free(sc);
+    server_conn_free(sc);
     intmap_free(&srv.by_qpn);
     qp_pool_destroy(srv.pool);
     free(due);

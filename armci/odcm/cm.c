@@ -4,7 +4,6 @@
  * init) or on-demand (first use; see ondemand.c).
  */
 #include "odcm/cm.h"
-#include "core/mutant.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,10 +98,11 @@ void conn_destroy(struct conn *c)
     free(c);
 }
 
-void cm_table_put(struct conn *c)
+void cm_table_insert(struct conn *c)
 {
     memstat_add(MEM_CONNECTIONS, (long)sizeof(*c));
     intmap_put(&conns, (uint32_t)c->node, c);
+    cm_env.on_insert(c);
     if ((long)conns.count > stats.peak)
         stats.peak = (long)conns.count;
 }
@@ -122,11 +122,7 @@ struct cm_stats cm_stats(void)
 /* Whether c may be closed now: ready, and nothing of ours on it, in flight or about to be. */
 static bool closable(const struct conn *c)
 {
-#if ARMCI_MUTANT_IS(cap_closes_busy)
-    return c->state == CONN_READY && !c->pinned;
-#endif
-    return c->state == CONN_READY && !c->pinned && !c->outstanding && !c->queue_head &&
-           !c->draining && !c->sq_posted && !c->sq_dirty;
+    return c->state == CONN_READY && !cm_env.busy(c);
 }
 
 /* The least recently used connection that may be closed now, NULL if none; *closing tells
@@ -138,7 +134,7 @@ static struct conn *least_recently_used(bool *closing, bool *lock_waiting)
     INTMAP_FOR_EACH(&conns, c)
     {
         *closing |= c->state == CONN_CLOSING;
-        *lock_waiting |= c->lock_waits > 0;
+        *lock_waiting |= cm_env.waits_for_lock(c);
         if (closable(c) && (!lru || c->last_used < lru->last_used))
             lru = c;
     }
@@ -244,7 +240,7 @@ struct conn *cm_conn_start(int node)
         return NULL;
     c = ondemand_start(node);
     c->last_used = ++use_clock;
-    cm_table_put(c);
+    cm_table_insert(c);
     if (ever[node / 8] & (1u << (node % 8)))
         stats.reopened++;
     ever[node / 8] |= (unsigned char)(1u << (node % 8));

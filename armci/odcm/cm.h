@@ -37,9 +37,6 @@ struct conn {
     int max_sge;        /* gather entries per send WR */
     int server_gather;  /* entries the server's QP gathers per RDMA write */
     int credits;        /* server requests that may still be sent */
-    int outstanding;    /* operations not yet complete at the target (fence waits for 0) */
-    int pinned;         /* threads issuing on it right now: it must not be closed under them */
-    int lock_waits;     /* threads waiting on it for a lock grant (may wait for our own unlock) */
     uint64_t last_used; /* when an operation last asked for it (least recently used) */
     bool close_asked;   /* its server asked us to close it when idle */
     double setup_begin;
@@ -57,37 +54,12 @@ struct conn {
     double rto;        /* current retransmission timeout */
     int retries;
 
-    /* Owned by the transport (transport/client.h). */
-    struct pending_op *queue_head; /* operations issued while connecting, FIFO */
-    struct pending_op *queue_tail;
-    int queued;          /* operations in that queue (at most ARMCI_SEND_WQES) */
-    bool draining;       /* the queue is being posted (by some thread) */
-    uint64_t issued;     /* fence-covered operations started so far: their seq */
-    struct work *oldest; /* those not complete yet, oldest first (fences wait here) */
-    struct work *newest;
-    uint64_t updates_sent; /* messages that make the data server write target memory */
-    uint64_t updates_done; /* ... answered: in order, a server serves a connection in order */
-    /* Its send queue (transport/send_queue.h). */
-    int sq_posted;          /* requests posted and not yet retired */
-    int sq_unsignaled;      /* requests posted since the last signaled one */
-    int sq_lazy_pending;    /* lazy works since the last signaled request */
-    struct work *lazy_head; /* works waiting for a later signal, oldest first */
-    struct work *lazy_tail;
-    struct sq_retire *sq_ring; /* per signaled request in flight: what it retires */
-    int sq_ring_head;
-    int sq_ring_count;
-    struct work *awaiting_head; /* in-order data-server messages awaiting answers */
-    struct work *awaiting_tail;
-    uint64_t flush_addr; /* where a flush may write */
-    uint32_t flush_rkey;
-    bool sq_dirty; /* lazy works wait for a flush */
-    bool probing;     /* a liveness probe is in flight (transport/liveness.h) */
-    double probed_at; /* when the last one was posted */
+    /* The transport's state of this connection (transport/conn_io.h), set by its on_insert
+     * callback. The manager never reads it: it asks through cm_client_env. */
+    struct conn_io *io;
 };
 
-struct pending_op;
-struct work;
-struct sq_retire;
+struct conn_io;
 
 /* What the connection manager's user (the transport) lends it for client QPs. */
 struct cm_client_env {
@@ -98,6 +70,12 @@ struct cm_client_env {
     void (*on_ready)(struct conn *c);
     /* A connection is about to be destroyed: the user forgets what it keeps about it. */
     void (*on_destroy)(struct conn *c);
+    /* A connection entered the table (before it can be ready): the user sets c->io. */
+    void (*on_insert)(struct conn *c);
+    /* Whether the user has anything on c, in flight or about to be: it must not be closed. */
+    bool (*busy)(const struct conn *c);
+    /* Whether a thread waits on c for a lock grant (the cap then gives way: cm.c make_room). */
+    bool (*waits_for_lock)(const struct conn *c);
 };
 
 void cm_init(const struct cm_client_env *env);

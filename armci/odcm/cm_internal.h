@@ -27,7 +27,7 @@ void conn_ready(struct conn *c);
 void conn_destroy(struct conn *c);
 
 /* Registers c as the connection to its node. */
-void cm_table_put(struct conn *c);
+void cm_table_insert(struct conn *c);
 /* c's close is agreed: out of the table and destroyed. */
 void cm_conn_closed(struct conn *c);
 /* Starts closing one connection its server asked to close, if one is idle. */

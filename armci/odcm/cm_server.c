@@ -69,14 +69,14 @@ int cm_server_send_cq_entries(void)
     return ondemand() ? ud_send_cq_entries() : 0;
 }
 
-static void on_message(void *ctx, const struct ud_sender *from, const struct cm_msg *m);
+static void on_client_datagram(void *ctx, const struct ud_sender *from, const struct cm_msg *m);
 
 void cm_server_init(struct endpoint *sends, struct endpoint *requests,
                     const struct cm_server_ops *server_ops)
 {
     ops = *server_ops;
     if (ondemand())
-        ud_create(&sud, sends, requests, "data server", on_message, NULL);
+        ud_create(&sud, sends, requests, "data server", on_client_datagram, NULL);
 }
 
 void cm_server_fini(void)
@@ -274,7 +274,7 @@ static struct accepted *conn_for(const struct ud_sender *from, const struct cm_m
     return a;
 }
 
-static void on_message(void *ctx, const struct ud_sender *from, const struct cm_msg *m)
+static void on_client_datagram(void *ctx, const struct ud_sender *from, const struct cm_msg *m)
 {
     if (fault_injected(FAULT_SERVER_SILENT))
         return; /* a server that never answers */

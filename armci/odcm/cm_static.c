@@ -33,7 +33,7 @@ void cm_static_connect_all(void)
         struct conn *c = conn_create(node);
         c->state = CONN_CONNECTING;
         c->setup_begin = begin;
-        cm_table_put(c);
+        cm_table_insert(c);
         int master = topo_node_master(node);
         out[master] = (struct static_record){verbs_my_addr(c->qp->qp_num, c->psn), {0, 0}, 1};
     }

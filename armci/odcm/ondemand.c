@@ -65,7 +65,7 @@ static double srtt;
  * setup completes without one (a loaded host answers late; do not flood it). */
 static double backed_off_rto;
 
-static void on_message(void *ctx, const struct ud_sender *from, const struct cm_msg *m);
+static void on_server_datagram(void *ctx, const struct ud_sender *from, const struct cm_msg *m);
 static void finish_if_ready(struct conn *c);
 
 /* Background threads: one per QP asked for at once, up to a few. */
@@ -73,7 +73,7 @@ static void finish_if_ready(struct conn *c);
 
 void ondemand_init(void)
 {
-    ud_create(&cud, cm_env.cq, cm_env.cq, "client", on_message, NULL);
+    ud_create(&cud, cm_env.cq, cm_env.cq, "client", on_server_datagram, NULL);
     directory_publish(ud_addr(&cud));
     if (cfg.protocol == CFG_PROTOCOL_OVERLAP) {
         struct rc_qp_caps caps = conn_caps();
@@ -85,11 +85,6 @@ void ondemand_init(void)
 int ondemand_wait_fd(void)
 {
     return pool && (awaiting_qp > 0 || establishing > 0) ? qp_pool_fd(pool) : -1;
-}
-
-long ondemand_pool_qps(void)
-{
-    return pool ? qp_pool_created(pool) : 0;
 }
 
 void ondemand_fini(void)
@@ -288,7 +283,7 @@ static void on_closing(struct conn *c, const struct cm_msg *m)
     }
 }
 
-static void on_message(void *ctx, const struct ud_sender *from, const struct cm_msg *m)
+static void on_server_datagram(void *ctx, const struct ud_sender *from, const struct cm_msg *m)
 {
     const char *bad = invalid_answer(m);
     if (bad) {

@@ -21,7 +21,5 @@ double ondemand_next_deadline(void);
 long ondemand_refused(void);
 /* A descriptor to sleep on while connections wait for their QPs (-1: none). */
 int ondemand_wait_fd(void);
-/* QPs the client's pool has made (statistics). */
-long ondemand_pool_qps(void);
 
 #endif

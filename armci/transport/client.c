@@ -1,5 +1,6 @@
 /* The client endpoint: CQ, reply buffers, bounce buffers, in-flight records, posting. */
 #include "transport/client.h"
+#include "transport/conn_queue.h"
 #include "core/mutant.h"
 
 #include <errno.h>
@@ -89,7 +90,7 @@ bool answers_match(const struct work *last, uint32_t n)
 {
     if (!last->in_order || n == 0)
         return false;
-    const struct work *w = last->conn->awaiting_head;
+    const struct work *w = last->conn->io->awaiting_head;
     for (uint32_t k = 1; w && k < n; k++)
         w = w->answer_next;
     return w == last;
@@ -97,10 +98,10 @@ bool answers_match(const struct work *last, uint32_t n)
 
 struct work *answer_next(struct conn *c)
 {
-    struct work *w = c->awaiting_head;
-    c->awaiting_head = w->answer_next;
-    if (!c->awaiting_head)
-        c->awaiting_tail = NULL;
+    struct work *w = c->io->awaiting_head;
+    c->io->awaiting_head = w->answer_next;
+    if (!c->io->awaiting_head)
+        c->io->awaiting_tail = NULL;
     token_release(w);
     return w;
 }
@@ -124,8 +125,8 @@ static void setup_bounces(void)
         b->buf = (char *)ep.bounce_region + (size_t)i * cfg.bounce_size;
         b->lkey = ep.bounce_mr->lkey;
         b->rkey = ep.bounce_mr->rkey;
-        b->next = ep.bounce_free;
-        ep.bounce_free = b;
+        b->next = ep.free_bounces;
+        ep.free_bounces = b;
     }
     ep.bounces_free = cfg.bounce_count;
 }
@@ -174,7 +175,10 @@ void client_cm_env(struct cm_client_env *env)
                                   .srq = ep.replies.srq,
                                   .max_inline = 128,
                                   .on_ready = conn_on_ready,
-                                  .on_destroy = conn_forget};
+                                  .on_destroy = conn_forget,
+                                  .on_insert = conn_insert,
+                                  .busy = conn_busy,
+                                  .waits_for_lock = conn_waits_for_lock};
 }
 
 void client_fini(void)
@@ -205,18 +209,18 @@ void client_fini(void)
 
 struct bounce *bounce_get(void)
 {
-    while (!ep.bounce_free)
+    while (!ep.free_bounces)
         progress_wait();
-    struct bounce *b = ep.bounce_free;
-    ep.bounce_free = b->next;
+    struct bounce *b = ep.free_bounces;
+    ep.free_bounces = b->next;
     ep.bounces_free--;
     return b;
 }
 
-void bounce_put(struct bounce *b)
+void bounce_free(struct bounce *b)
 {
-    b->next = ep.bounce_free;
-    ep.bounce_free = b;
+    b->next = ep.free_bounces;
+    ep.free_bounces = b;
     ep.bounces_free++;
 }
 
@@ -229,14 +233,14 @@ struct work *work_new(enum work_kind kind, struct conn *c, struct handle *req)
         f = xmalloc(sizeof(*f));
         memstat_add(MEM_WORK, (long)sizeof(*f));
     }
-    *f = (struct work){.kind = kind, .conn = c, .req = req, .fenced = true, .seq = c->issued++};
-    f->older = c->newest;
-    if (c->newest)
-        c->newest->newer = f;
+    *f = (struct work){.kind = kind, .conn = c, .req = req, .fenced = true, .seq = c->io->issued++};
+    f->older = c->io->newest;
+    if (c->io->newest)
+        c->io->newest->newer = f;
     else
-        c->oldest = f;
-    c->newest = f;
-    c->outstanding++;
+        c->io->oldest = f;
+    c->io->newest = f;
+    c->io->outstanding++;
     ep.outstanding++;
     if (req)
         handle_op_started(req);
@@ -251,11 +255,11 @@ void work_not_fenced(struct work *f)
     if (f->older)
         f->older->newer = f->newer;
     else
-        c->oldest = f->newer;
+        c->io->oldest = f->newer;
     if (f->newer)
         f->newer->older = f->older;
     else
-        c->newest = f->older;
+        c->io->newest = f->older;
     f->fenced = false;
 }
 
@@ -263,8 +267,8 @@ void work_retire(struct work *f)
 {
     struct conn *c = f->conn;
     work_not_fenced(f);
-    c->outstanding--;
-    c->updates_done += f->server_update;
+    c->io->outstanding--;
+    c->io->updates_done += f->server_update;
     ep.outstanding--;
     if (f->req)
         handle_op_done(f->req);
@@ -400,20 +404,19 @@ void message_send_from(struct conn *c, struct ds_message *rq, struct bounce *b,
     f->in_order = rq->op != DS_LOCK;
     if (f->in_order) {
         f->answer_next = NULL;
-        if (c->awaiting_tail)
-            c->awaiting_tail->answer_next = f;
+        if (c->io->awaiting_tail)
+            c->io->awaiting_tail->answer_next = f;
         else
-            c->awaiting_head = f;
-        c->awaiting_tail = f;
+            c->io->awaiting_head = f;
+        c->io->awaiting_tail = f;
     }
     if (nfrom)
         post_message(c, b, sizeof(*rq), from, nfrom, f);
     else
         post_message(c, b, sizeof(*rq) + payload, NULL, 0, f);
     f->what = what;
-    f->server_update = rq->op == DS_ACC || rq->op == DS_PUT_PACKED || rq->op == DS_ACC_PACKED ||
-                       rq->op == DS_PUT_IOV || rq->op == DS_ACC_IOV || rq->op == DS_PUT_PULL;
-    c->updates_sent += f->server_update;
+    f->server_update = ds_op_is_update(rq->op);
+    c->io->updates_sent += f->server_update;
 }
 
 void wait_server_updates(struct conn *c)
@@ -421,19 +424,19 @@ void wait_server_updates(struct conn *c)
 #if ARMCI_MUTANT_IS(order_wait_skipped)
     return;
 #endif
-    uint64_t sent = c->updates_sent;
-    while (c->updates_done < sent)
+    uint64_t sent = c->io->updates_sent;
+    while (c->io->updates_done < sent)
         progress_wait();
 }
 
 void conn_fence(struct conn *c)
 {
-    c->pinned++; /* idle while we wait, but not to be closed under us */
+    c->io->pinned++; /* idle while we wait, but not to be closed under us */
     /* Operations queued while the connection was set up were started before us. */
-    while (c->queue_head || c->draining)
+    while (c->io->queue_head || c->io->draining)
         progress_wait();
-    uint64_t issued = c->issued;
-    while (c->oldest && c->oldest->seq < issued)
+    uint64_t issued = c->io->issued;
+    while (c->io->oldest && c->io->oldest->seq < issued)
         progress_wait();
-    c->pinned--;
+    c->io->pinned--;
 }

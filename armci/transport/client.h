@@ -11,14 +11,15 @@
  *     server returns credits with replies), and per process at most
  *     `reply_slots` (one posted reply buffer each).
  */
-#ifndef ARMCI_CLIENT_CLIENT_H
-#define ARMCI_CLIENT_CLIENT_H
+#ifndef ARMCI_TRANSPORT_CLIENT_H
+#define ARMCI_TRANSPORT_CLIENT_H
 
 #include <infiniband/verbs.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "transport/conn_io.h"
 #include "transport/handle.h"
 #include "verbs/endpoint.h"
 #include "verbs/rc_qp.h"
@@ -71,7 +72,7 @@ struct client_ep {
     void *bounce_region;
     struct net_mr *bounce_mr;
     struct bounce *bounce_all;
-    struct bounce *bounce_free;
+    struct bounce *free_bounces;
     int bounces_free;
 };
 
@@ -84,23 +85,9 @@ void client_fini(void);
 struct cm_client_env;
 void client_cm_env(struct cm_client_env *env);
 
-/* Connections, transport side (transfer.c): the ready connection to node (waits for it),
- * pinned until conn_put: it is not closed while we issue on it (ARMCI_MAX_CONNECTIONS). */
-struct conn *conn_get(int node);
-void conn_put(struct conn *c);
-/* cm's on_destroy callback: c goes away, and what the transport keeps about it. */
-void conn_forget(struct conn *c);
-/* Waits until c is ready and the operations queued on it are posted; returns c. */
-struct conn *conn_wait_ready(struct conn *c);
-/* cm's on_ready callback: queued operations of c are posted at the next progress. */
-void conn_on_ready(struct conn *c);
-/* Posts the operations queued on connections that became ready (progress engine). */
-void conns_drain_ready(void);
-void conns_fini(void);
-
 /* Bounce buffers (cfg.bounce_size bytes each); bounce_get waits for a free one. */
 struct bounce *bounce_get(void);
-void bounce_put(struct bounce *b);
+void bounce_free(struct bounce *b);
 
 /* A record of work towards c, counted in req (may be NULL) and covered by fences. */
 struct work *work_new(enum work_kind kind, struct conn *c, struct handle *req);

@@ -12,7 +12,7 @@ static double next_scan;
 
 static void probe_done(struct work *f)
 {
-    f->conn->probing = false;
+    f->conn->io->probing = false;
 }
 
 /*
@@ -23,17 +23,18 @@ static void probe_done(struct work *f)
  */
 static void probe_conn(struct conn *c, double now)
 {
-    if (c->state != CONN_READY || c->probing || now < c->probed_at + 1.0 || !c->flush_addr)
+    if (c->state != CONN_READY || c->io->probing || now < c->io->probed_at + 1.0 ||
+        !c->io->flush_addr)
         return;
-    c->probing = true;
-    c->probed_at = now;
+    c->io->probing = true;
+    c->io->probed_at = now;
     struct work *f = work_new(WORK_READ, c, NULL);
     work_not_fenced(f); /* a fence need not wait for it */
     f->on_done = probe_done;
     struct rdma_batch b;
     rdma_batch_init(&b);
-    rdma_batch_add(&b, c, IBV_WR_RDMA_WRITE, NULL, 0, 0, c->flush_addr, c->flush_rkey, f, true,
-                   true);
+    rdma_batch_add(&b, c, IBV_WR_RDMA_WRITE, NULL, 0, 0, c->io->flush_addr, c->io->flush_rkey, f,
+                   true, true);
     rdma_batch_flush(&b);
     f->what = "a liveness probe (zero-length RDMA write)";
 }
@@ -66,7 +67,7 @@ void liveness_waiting(void)
     int *nodes = cm_conn_nodes(&n);
     for (int i = 0; i < n; i++) {
         struct conn *c = cm_conn_if_exists(nodes[i]);
-        if (c && c->outstanding > (c->probing ? 1 : 0))
+        if (c && c->io->outstanding > (c->io->probing ? 1 : 0))
             probe_conn(c, now);
     }
     free(nodes);

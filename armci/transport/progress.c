@@ -19,6 +19,7 @@
 #include "core/util.h"
 #include "core/topology.h"
 #include "transport/client.h"
+#include "transport/conn_queue.h"
 #include "transport/liveness.h"
 #include "transport/replies.h"
 #include "transport/send_queue.h"
@@ -34,9 +35,9 @@ static void complete(struct work *f)
     if (f->on_done)
         f->on_done(f);
     if (f->data)
-        bounce_put(f->data);
+        bounce_free(f->data);
     if (f->bounce)
-        bounce_put(f->bounce);
+        bounce_free(f->bounce);
     work_retire(f);
 }
 
@@ -65,7 +66,7 @@ static void work_request_done(struct work *f)
     case WORK_MESSAGE:
         /* The request buffer (and a payload sent in place) is free; the operation waits
          * for its reply. */
-        bounce_put(f->bounce);
+        bounce_free(f->bounce);
         f->bounce = NULL;
         if (f->sent)
             handle_op_done(f->sent);
@@ -98,9 +99,8 @@ static void failed(const struct work *f, const struct conn *c, const struct ibv_
                   "%s to %s failed: %s: this host could not send to it (on RoCE, its own "
                   "network link going down gives this)",
                   f ? f->what : "an RDMA operation", node, ibv_wc_status_str(wc->status));
-    armci_die(NULL, "%s to %s failed: %s (vendor error 0x%x)",
-              f ? f->what : "an RDMA operation", node, ibv_wc_status_str(wc->status),
-              wc->vendor_err);
+    armci_die(NULL, "%s to %s failed: %s (vendor error 0x%x)", f ? f->what : "an RDMA operation",
+              node, ibv_wc_status_str(wc->status), wc->vendor_err);
 }
 
 /*
@@ -242,12 +242,12 @@ static void check_async_events(void)
         struct conn *c = qp_error ? cm_conn_by_qp(ev.element.qp) : NULL;
         enum ibv_event_type type = ev.event_type;
         ibv_ack_async_event(&ev);
-        if (c && c->outstanding > 0)
+        if (c && c->io->outstanding > 0)
             armci_die(NULL,
                       "the connection to the data server of node %d failed (%s) with %d "
                       "operations outstanding: the server could not complete a request of this "
                       "process (e.g. one naming a reply buffer it may not write)",
-                      c->node, ibv_event_type_str(type), c->outstanding);
+                      c->node, ibv_event_type_str(type), c->io->outstanding);
     }
 }
 

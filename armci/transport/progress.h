@@ -3,8 +3,8 @@
  * in-flight operations (verbs completions, server replies, connection
  * setup). Single-node jobs have nothing in flight.
  */
-#ifndef ARMCI_PROGRESS_H
-#define ARMCI_PROGRESS_H
+#ifndef ARMCI_TRANSPORT_PROGRESS_H
+#define ARMCI_TRANSPORT_PROGRESS_H
 
 /* Handles whatever has completed, without blocking. */
 void progress_poll(void);

@@ -6,6 +6,7 @@
 #include "transport/handle.h"
 #include "core/threads.h"
 #include "transport/client.h"
+#include "transport/conn_queue.h"
 
 int remote_raw_message(const struct target *t, const struct ds_message *proto, const void *payload,
                        size_t payload_len, int64_t *value)
@@ -25,7 +26,7 @@ int remote_raw_message(const struct target *t, const struct ds_message *proto, c
     f->status = &status;
     message_send(c, rq, b, payload_len, f, "raw request");
     handle_wait(&done);
-    conn_put(c);
+    conn_unpin(c);
     rt_unlock();
     if (value)
         *value = result;

@@ -4,8 +4,8 @@
  * to prove the server validates on its own. Not part of the library: built
  * into a static library the tests link (armci/meson.build).
  */
-#ifndef ARMCI_CLIENT_RAW_H
-#define ARMCI_CLIENT_RAW_H
+#ifndef ARMCI_TRANSPORT_RAW_H
+#define ARMCI_TRANSPORT_RAW_H
 
 #include <stddef.h>
 

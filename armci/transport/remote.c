@@ -1,7 +1,8 @@
 /*
- * Requests without a data payload towards other nodes (remote.h): Rmw and
- * locks at the target node's data server, and fences. Data moves through
- * transfer.c.
+ * Every remote_* entry point (remote.h, strided_remote.h, vector_remote.h):
+ * puts, gets and accumulates as transfers handed to transfer_start
+ * (transfer.c), and the requests without a data payload: Rmw and locks at
+ * the target node's data server, and fences.
  */
 #include "transport/remote.h"
 
@@ -10,13 +11,18 @@
 #include <string.h>
 
 #include "core/acc.h"
+#include "core/mutant.h"
 #include "core/config.h"
 #include "dataserver/protocol.h"
 #include "core/error.h"
 #include "core/ticket_lock.h"
 #include "verbs/memory.h"
 #include "odcm/cm.h"
+#include "transport/conn_queue.h"
 #include "transport/progress.h"
+#include "transport/strided_remote.h"
+#include "transport/transfer.h"
+#include "transport/vector_remote.h"
 #include "core/runtime.h"
 #include "core/threads.h"
 #include "core/topology.h"
@@ -44,15 +50,15 @@ static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t 
      * (the server's DS_QUEUED answer returns it), only a reply slot for the grant. */
     if (op == DS_LOCK) {
         work_not_fenced(f);
-        c->lock_waits++;
+        c->io->lock_waits++;
     }
     message_send(c, rq, b, 0, f, what);
     handle_wait(&done);
     if (op == DS_LOCK) {
-        c->lock_waits--;
+        c->io->lock_waits--;
         lock_granted();
     }
-    conn_put(c);
+    conn_unpin(c);
     rt_unlock();
     return result;
 }
@@ -76,7 +82,7 @@ void remote_unlock(const struct target *t)
     struct bounce *b;
     struct ds_message *rq = message_begin(c, DS_UNLOCK, t, 0, sizeof(struct ticket_lock), &b);
     message_send(c, rq, b, 0, work_new(WORK_MESSAGE, c, handle_implicit()), "unlock");
-    conn_put(c);
+    conn_unpin(c);
     rt_unlock();
 }
 
@@ -104,4 +110,95 @@ void remote_fence_all(void)
         free(nodes);
     }
     rt_unlock();
+}
+
+/* ---- data: the shapes the API layer hands over, as transfers ---- */
+
+void remote_put(const struct target *t, const void *src, size_t bytes, struct handle *req,
+                bool blocking)
+{
+    int count[1] = {(int)bytes};
+    struct transfer x = {
+        .op = TRANSFER_PUT, .local = (char *)src, .remote = *t, .d = {0, count, NULL, NULL}};
+    transfer_start(&x, req, blocking);
+}
+
+void remote_get(const struct target *t, void *dst, size_t bytes, struct handle *req, bool blocking)
+{
+    int count[1] = {(int)bytes};
+    struct transfer x = {
+        .op = TRANSFER_GET, .local = dst, .remote = *t, .d = {0, count, NULL, NULL}};
+#if ARMCI_MUTANT_IS(get_wrong_offset)
+    x.remote.server_addr += bytes > 8 ? 8 : 0;
+    count[0] -= bytes > 8 ? 8 : 0;
+#endif
+    transfer_start(&x, req, blocking);
+}
+
+void remote_acc(const struct target *t, int datatype, const void *scale, const void *src,
+                size_t bytes, struct handle *req, bool blocking)
+{
+    int count[1] = {(int)bytes};
+    struct transfer x = {.op = TRANSFER_ACC,
+                         .datatype = datatype,
+                         .scale = scale,
+                         .local = (char *)src,
+                         .remote = *t,
+                         .d = {0, count, NULL, NULL}};
+    transfer_start(&x, req, blocking);
+}
+
+void strided_remote_put(const struct target *t, const struct stride_desc *d, const char *src,
+                        struct handle *req, bool blocking)
+{
+    struct transfer x = {.op = TRANSFER_PUT, .local = (char *)src, .remote = *t, .d = *d};
+    transfer_start(&x, req, blocking);
+}
+
+void strided_remote_get(const struct target *t, const struct stride_desc *d, char *dst,
+                        struct handle *req, bool blocking)
+{
+    struct transfer x = {.op = TRANSFER_GET, .local = dst, .remote = *t, .d = *d};
+    transfer_start(&x, req, blocking);
+}
+
+void strided_remote_acc(const struct target *t, const struct stride_desc *d, int datatype,
+                        const void *scale, const char *src, struct handle *req, bool blocking)
+{
+    struct transfer x = {.op = TRANSFER_ACC,
+                         .datatype = datatype,
+                         .scale = scale,
+                         .local = (char *)src,
+                         .remote = *t,
+                         .d = *d};
+    transfer_start(&x, req, blocking);
+}
+
+void vector_remote_put(const struct target *ts, void *const *local, int n, size_t bytes,
+                       struct handle *req, bool blocking)
+{
+    struct transfer x = {
+        .op = TRANSFER_PUT, .n = n, .bytes = bytes, .locals = local, .remotes = ts};
+    transfer_start(&x, req, blocking);
+}
+
+void vector_remote_get(const struct target *ts, void *const *local, int n, size_t bytes,
+                       struct handle *req, bool blocking)
+{
+    struct transfer x = {
+        .op = TRANSFER_GET, .n = n, .bytes = bytes, .locals = local, .remotes = ts};
+    transfer_start(&x, req, blocking);
+}
+
+void vector_remote_acc(const struct target *ts, void *const *local, int n, size_t bytes,
+                       int datatype, const void *scale, struct handle *req, bool blocking)
+{
+    struct transfer x = {.op = TRANSFER_ACC,
+                         .datatype = datatype,
+                         .scale = scale,
+                         .n = n,
+                         .bytes = bytes,
+                         .locals = local,
+                         .remotes = ts};
+    transfer_start(&x, req, blocking);
 }

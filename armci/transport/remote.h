@@ -9,8 +9,8 @@
  * may be reused (put/acc) or holds the data (get); otherwise the buffer
  * belongs to the operation until req completes.
  */
-#ifndef ARMCI_REMOTE_H
-#define ARMCI_REMOTE_H
+#ifndef ARMCI_TRANSPORT_REMOTE_H
+#define ARMCI_TRANSPORT_REMOTE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,38 +18,8 @@
 
 #include "transport/handle.h"
 #include "transport/target.h"
-#include "strided/stride.h"
 
-enum transfer_op { TRANSFER_PUT, TRANSFER_GET, TRANSFER_ACC };
-
-/*
- * One put, get or accumulate towards another node: a strided box (levels
- * 0: count[0] contiguous bytes) between local and remote, or a vector of
- * n segments of `bytes` each (locals[i] <-> remotes[i], all on one node).
- * The descriptor's src side is the local one for put/acc, the remote one
- * for get, as in the ARMCI call.
- */
-struct transfer {
-    enum transfer_op op;
-    int datatype;      /* accumulate: ARMCI_ACC_* */
-    const void *scale; /* accumulate: one element */
-    char *local;
-    struct target remote;
-    struct stride_desc d;
-    int n; /* vector (locals != NULL) */
-    size_t bytes;
-    void *const *locals;
-    const struct target *remotes;
-};
-
-/*
- * Starts x, counted in req. Blocking: returns when the local buffer may be
- * reused (a get: when the data is there). Non-blocking towards a node
- * being connected: queued in issue order, descriptors copied.
- */
-void transfer_start(const struct transfer *x, struct handle *req, bool blocking);
-
-/* Shorthands for the common shapes. */
+/* Contiguous puts, gets and accumulates (as transfers: transfer.h). */
 void remote_put(const struct target *t, const void *src, size_t bytes, struct handle *req,
                 bool blocking);
 void remote_get(const struct target *t, void *dst, size_t bytes, struct handle *req, bool blocking);

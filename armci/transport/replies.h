@@ -1,6 +1,6 @@
 /* What client.c and progress.c share: completion handlers and in-flight records. */
-#ifndef ARMCI_CLIENT_REPLIES_H
-#define ARMCI_CLIENT_REPLIES_H
+#ifndef ARMCI_TRANSPORT_REPLIES_H
+#define ARMCI_TRANSPORT_REPLIES_H
 
 #include <stdbool.h>
 #include <stdint.h>

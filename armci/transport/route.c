@@ -3,9 +3,12 @@
 
 #include <string.h>
 
+#include "core/acc.h"
 #include "core/config.h"
+#include "core/util.h"
 #include "strided/stride.h"
-#include "transport/remote.h"
+#include "transport/pieces.h"
+#include "transport/transfer.h"
 
 /*
  * Microseconds per RDMA request (a chunk) and per data-server request, and
@@ -55,4 +58,84 @@ bool route_via_server(const struct transfer *x, size_t pieces, bool in_place)
 size_t route_vector_threshold(void)
 {
     return cfg.strided_threshold >= 0 ? (size_t)cfg.strided_threshold : 2048;
+}
+
+/* Rows shorter than this are packed by copying: cheaper than a gather entry each. */
+#define GATHER_MIN_ROW 512
+
+struct server_plan plan_server(const struct transfer *x, const struct box_facts *f, size_t unit)
+{
+    struct server_plan pl = {.max_bytes = f->request_room / unit * unit};
+    size_t row = (size_t)x->d.count[0];
+    if (!f->registered)
+        return pl;
+    if (x->d.levels == 0 || row >= pl.max_bytes) {
+        pl.in_place = true; /* every piece is one run: one gather entry */
+        return pl;
+    }
+    if (row < GATHER_MIN_ROW || f->max_sge < 3)
+        return pl;
+    size_t rows = MIN((size_t)f->max_sge - 1, pl.max_bytes / row);
+    pl.max_bytes = MIN(pl.max_bytes, rows * row / unit * unit);
+    pl.in_place = pl.max_bytes >= row;
+    if (!pl.in_place)
+        pl.max_bytes = f->request_room / unit * unit;
+    return pl;
+}
+
+size_t pieces_of(const struct transfer *x, size_t max_bytes)
+{
+    size_t row = (size_t)x->d.count[0], chunks = stride_chunks(x->d.count, x->d.levels);
+    if (row > max_bytes)
+        return chunks * ((row + max_bytes - 1) / max_bytes);
+    size_t per_piece = max_bytes / row;
+    return (chunks + per_piece - 1) / per_piece;
+}
+
+size_t get_piece_bytes(const struct transfer *x, const struct box_facts *f)
+{
+    size_t piece = MIN(f->bounce_size, f->request_room);
+    if (!f->direct)
+        return piece;
+    size_t rows = (size_t)f->server_gather;
+    return MAX(piece, MIN(rows * (size_t)x->d.count[0], PIECE_MAX_BYTES));
+}
+
+size_t pull_piece_bytes(const struct transfer *x, const struct box_facts *f)
+{
+    return MIN((size_t)f->server_gather * (size_t)x->d.count[0], PIECE_MAX_BYTES);
+}
+
+/* A pull's answer is a round trip: below this many bytes a copy here costs less than waiting. */
+#define PULL_MIN_BYTES ((size_t)64 << 10)
+
+struct box_plan plan_box(const struct transfer *x, const struct box_facts *f)
+{
+    struct box_plan p = {.path = BOX_RDMA};
+    if (x->op == TRANSFER_ACC) {
+        p.path = BOX_SERVER_PUT;
+        p.server = plan_server(x, f, acc_elem_size(x->datatype));
+        return p;
+    }
+    /* Chunks of a request or more: the server would only cut them up. */
+    if (x->d.levels == 0 || (size_t)x->d.count[0] > f->request_room)
+        return p;
+    /* A source or destination that is one registered run: the server moves the data itself. */
+    size_t bytes = (size_t)x->d.count[0] * stride_chunks(x->d.count, x->d.levels);
+    if (x->op == TRANSFER_PUT && f->direct && bytes >= PULL_MIN_BYTES) {
+        p.piece_bytes = pull_piece_bytes(x, f);
+        if (route_via_server(x, pieces_of(x, p.piece_bytes), true))
+            p.path = BOX_SERVER_PULL;
+        return p;
+    }
+    if (x->op == TRANSFER_PUT) {
+        p.server = plan_server(x, f, 1);
+        if (route_via_server(x, pieces_of(x, p.server.max_bytes), p.server.in_place))
+            p.path = BOX_SERVER_PUT;
+        return p;
+    }
+    p.piece_bytes = get_piece_bytes(x, f);
+    if (route_via_server(x, pieces_of(x, p.piece_bytes), f->direct))
+        p.path = BOX_SERVER_GET;
+    return p;
 }

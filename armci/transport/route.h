@@ -14,12 +14,16 @@
  * published figures of the same kind, see docs/ENVIRONMENT.md), and takes
  * the cheaper. ARMCI_STRIDED_THRESHOLD=N replaces the model by the old
  * rule (chunks of at least N bytes by RDMA), e.g. 0 for all RDMA.
+ * Accumulates always go to the server (it applies them under the target's
+ * accumulate lock); chunks of a request or more, and contiguous puts and
+ * gets, always by RDMA (the server would only cut them up).
  */
 #ifndef ARMCI_TRANSPORT_ROUTE_H
 #define ARMCI_TRANSPORT_ROUTE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct transfer;
 
@@ -35,5 +39,60 @@ bool route_via_server(const struct transfer *x, size_t pieces, bool in_place);
 
 /* Vectors: segments shorter than this travel many to a request. */
 size_t route_vector_threshold(void);
+
+/*
+ * The whole choice for one box (a put, get or accumulate of a strided box,
+ * levels 0 included), as a plain function of the transfer and of what
+ * issue_box finds out about the connection and the local memory, so that
+ * it can be tested without a job (tests/core/test_route_plan.c).
+ */
+struct box_facts {
+    size_t request_room; /* packed bytes one request to the data server carries */
+    size_t bounce_size;  /* bytes of a bounce buffer */
+    int max_sge;         /* gather entries per send on our QP */
+    int server_gather;   /* gather entries per RDMA write or read of the server's QP */
+    bool registered;     /* the local extent is registered: a send may gather it in place */
+    bool direct;         /* it is also one contiguous run the server may RDMA to or from */
+};
+
+enum box_path {
+    BOX_RDMA,        /* RDMA writes or reads (rdma_path.c) */
+    BOX_SERVER_PUT,  /* put or accumulate packed into requests (server_path.c server_put) */
+    BOX_SERVER_PULL, /* put the server RDMA-reads from our registered run (pull_put) */
+    BOX_SERVER_GET,  /* get the server gathers and writes back (get_packed) */
+};
+
+/* How a put or accumulate goes through the data server: in place or copied, piece size. */
+struct server_plan {
+    bool in_place;    /* the SENDs gather the user's rows (registered memory) */
+    uint32_t lkey;    /* of the user's memory, when in place (filled by the caller) */
+    size_t max_bytes; /* payload per request */
+};
+
+struct box_plan {
+    enum box_path path;
+    struct server_plan server; /* BOX_SERVER_PUT: in place or copied, bytes per request */
+    size_t piece_bytes;        /* BOX_SERVER_PULL, BOX_SERVER_GET: bytes per request */
+};
+
+struct box_plan plan_box(const struct transfer *x, const struct box_facts *f);
+
+/*
+ * A put's or accumulate's local side goes out in place if it is registered
+ * and its rows long enough to be worth a gather entry each; pieces are then
+ * cut so that their rows fit the QP's gather list beside the header.
+ * `unit`: an accumulate's element size (pieces never split one), else 1.
+ */
+struct server_plan plan_server(const struct transfer *x, const struct box_facts *f, size_t unit);
+
+/* Requests x takes through the server with pieces of at most max_bytes. */
+size_t pieces_of(const struct transfer *x, size_t max_bytes);
+
+/* A get's pieces: a bounce buffer each, or, landing in place (f->direct), as many rows as the
+ * server's gather list takes (it writes them in one RDMA write). */
+size_t get_piece_bytes(const struct transfer *x, const struct box_facts *f);
+
+/* A pulled put's pieces: as many rows as the server's gather list takes. */
+size_t pull_piece_bytes(const struct transfer *x, const struct box_facts *f);
 
 #endif

@@ -23,7 +23,7 @@ static int signal_every(const struct conn *c)
 
 bool sq_room(const struct conn *c)
 {
-    return c->sq_posted < c->sq_depth && ep.signaled < ep.send_budget;
+    return c->io->sq_posted < c->sq_depth && ep.signaled < ep.send_budget;
 }
 
 void sq_wait_room(struct conn *c)
@@ -34,29 +34,29 @@ void sq_wait_room(struct conn *c)
 
 static void mark_dirty(struct conn *c)
 {
-    if (c->sq_dirty)
+    if (c->io->sq_dirty)
         return;
     if (ndirty == capdirty) {
         capdirty = capdirty ? 2 * capdirty : 8;
         dirty = xrealloc(dirty, sizeof(*dirty) * (size_t)capdirty);
     }
     dirty[ndirty++] = c;
-    c->sq_dirty = true;
+    c->io->sq_dirty = true;
 }
 
 /* Accounts a signaled request: it retires the run before it and the lazy works in it. */
 static void push_signal(struct conn *c, struct ibv_send_wr *wr, uint64_t wr_id)
 {
-    if (!c->sq_ring) {
-        c->sq_ring = xcalloc((size_t)c->sq_depth, sizeof(*c->sq_ring));
-        memstat_add(MEM_SEND_QUEUES, (long)(sizeof(*c->sq_ring) * (size_t)c->sq_depth));
+    if (!c->io->sq_ring) {
+        c->io->sq_ring = xcalloc((size_t)c->sq_depth, sizeof(*c->io->sq_ring));
+        memstat_add(MEM_SEND_QUEUES, (long)(sizeof(*c->io->sq_ring) * (size_t)c->sq_depth));
     }
-    int tail = (c->sq_ring_head + c->sq_ring_count++) % c->sq_depth;
-    c->sq_ring[tail] = (struct sq_retire){.wrs = (uint32_t)c->sq_unsignaled + 1,
-                                          .lazy = (uint32_t)c->sq_lazy_pending};
-    c->sq_unsignaled = 0;
-    c->sq_lazy_pending = 0;
-    c->sq_posted++;
+    int tail = (c->io->sq_ring_head + c->io->sq_ring_count++) % c->sq_depth;
+    c->io->sq_ring[tail] = (struct sq_retire){.wrs = (uint32_t)c->io->sq_unsignaled + 1,
+                                              .lazy = (uint32_t)c->io->sq_lazy_pending};
+    c->io->sq_unsignaled = 0;
+    c->io->sq_lazy_pending = 0;
+    c->io->sq_posted++;
     ep.signaled++;
     wr->send_flags |= IBV_SEND_SIGNALED;
     wr->wr_id = wr_id;
@@ -64,7 +64,7 @@ static void push_signal(struct conn *c, struct ibv_send_wr *wr, uint64_t wr_id)
 
 void sq_prepare(struct conn *c, struct ibv_send_wr *wr, struct work *w, bool last, bool wanted)
 {
-    if ((last && wanted) || c->sq_unsignaled + 1 >= signal_every(c)) {
+    if ((last && wanted) || c->io->sq_unsignaled + 1 >= signal_every(c)) {
         /* A signal that is not the work's last request vouches for the run, not for w. */
         push_signal(c, wr, last ? (uintptr_t)w : wr_id_make((uintptr_t)c, WR_TAG_CONN));
         return;
@@ -72,63 +72,63 @@ void sq_prepare(struct conn *c, struct ibv_send_wr *wr, struct work *w, bool las
     /* Unsignaled: an error completion still names the connection. */
     wr->send_flags &= ~(unsigned)IBV_SEND_SIGNALED;
     wr->wr_id = wr_id_make((uintptr_t)c, WR_TAG_CONN);
-    c->sq_unsignaled++;
-    c->sq_posted++;
+    c->io->sq_unsignaled++;
+    c->io->sq_posted++;
     if (!last)
         return;
     w->lazy_next = NULL;
-    if (c->lazy_tail)
-        c->lazy_tail->lazy_next = w;
+    if (c->io->lazy_tail)
+        c->io->lazy_tail->lazy_next = w;
     else
-        c->lazy_head = w;
-    c->lazy_tail = w;
-    c->sq_lazy_pending++;
+        c->io->lazy_head = w;
+    c->io->lazy_tail = w;
+    c->io->sq_lazy_pending++;
     mark_dirty(c);
 }
 
 void sq_note_remote(struct conn *c, uint64_t addr, uint32_t rkey)
 {
-    c->flush_addr = addr;
-    c->flush_rkey = rkey;
+    c->io->flush_addr = addr;
+    c->io->flush_rkey = rkey;
 }
 
 struct sq_retire sq_completed(struct conn *c)
 {
-    if (c->sq_ring_count == 0)
+    if (c->io->sq_ring_count == 0)
         armci_die(NULL, "a send completion from node %d that no signaled request accounts for",
                   c->node);
-    struct sq_retire r = c->sq_ring[c->sq_ring_head];
-    c->sq_ring_head = (c->sq_ring_head + 1) % c->sq_depth;
-    c->sq_ring_count--;
-    c->sq_posted -= (int)r.wrs;
+    struct sq_retire r = c->io->sq_ring[c->io->sq_ring_head];
+    c->io->sq_ring_head = (c->io->sq_ring_head + 1) % c->sq_depth;
+    c->io->sq_ring_count--;
+    c->io->sq_posted -= (int)r.wrs;
     ep.signaled--;
     return r;
 }
 
 struct work *sq_pop_lazy(struct conn *c)
 {
-    struct work *w = c->lazy_head;
+    struct work *w = c->io->lazy_head;
     if (!w)
         armci_die(NULL,
                   "internal error: a completion from node %d retires more lazy works "
                   "than were posted",
                   c->node);
-    c->lazy_head = w->lazy_next;
-    if (!c->lazy_head)
-        c->lazy_tail = NULL;
+    c->io->lazy_head = w->lazy_next;
+    if (!c->io->lazy_head)
+        c->io->lazy_tail = NULL;
     return w;
 }
 
 /* An empty signaled RDMA write: its completion retires every lazy work before it. */
 static bool flush(struct conn *c)
 {
-    if (!c->sq_lazy_pending)
+    if (!c->io->sq_lazy_pending)
         return true;
     if (!sq_room(c))
         return false; /* signaled requests are in flight: try again after they complete */
     struct ibv_send_wr wr = {
         .opcode = IBV_WR_RDMA_WRITE,
-        .wr = {.rdma = {.remote_addr = c->flush_addr, .rkey = c->flush_rkey}},
+        .wr = {.rdma = {.remote_addr = c->io->flush_addr, .rkey = c->io->flush_rkey}},
     };
     push_signal(c, &wr, wr_id_make((uintptr_t)c, WR_TAG_CONN));
     struct ibv_send_wr *bad;
@@ -144,7 +144,7 @@ void sq_flush_all(void)
     for (int i = 0; i < ndirty; i++) {
         struct conn *c = dirty[i];
         if (flush(c))
-            c->sq_dirty = false;
+            c->io->sq_dirty = false;
         else
             dirty[kept++] = c;
     }
@@ -159,10 +159,10 @@ void sq_forget(struct conn *c)
             break;
         }
     }
-    if (c->sq_ring)
-        memstat_add(MEM_SEND_QUEUES, -(long)(sizeof(*c->sq_ring) * (size_t)c->sq_depth));
-    free(c->sq_ring);
-    c->sq_ring = NULL;
+    if (c->io->sq_ring)
+        memstat_add(MEM_SEND_QUEUES, -(long)(sizeof(*c->io->sq_ring) * (size_t)c->sq_depth));
+    free(c->io->sq_ring);
+    c->io->sq_ring = NULL;
     if (ndirty == 0) {
         free(dirty);
         dirty = NULL;

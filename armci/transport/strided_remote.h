@@ -2,8 +2,8 @@
  * Strided transfers to another node. Large chunks move as one RDMA each;
  * small ones are packed and handed to the target's data server.
  */
-#ifndef ARMCI_STRIDED_REMOTE_H
-#define ARMCI_STRIDED_REMOTE_H
+#ifndef ARMCI_TRANSPORT_STRIDED_REMOTE_H
+#define ARMCI_TRANSPORT_STRIDED_REMOTE_H
 
 #include <stdbool.h>
 

@@ -3,8 +3,8 @@
  * ARMCI_STRIDED_THRESHOLD bytes move as one RDMA each; smaller ones are
  * batched, many per request, with their addresses, to the data server.
  */
-#ifndef ARMCI_STRIDED_VECTOR_REMOTE_H
-#define ARMCI_STRIDED_VECTOR_REMOTE_H
+#ifndef ARMCI_TRANSPORT_VECTOR_REMOTE_H
+#define ARMCI_TRANSPORT_VECTOR_REMOTE_H
 
 #include <stdbool.h>
 #include <stddef.h>

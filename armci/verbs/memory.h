@@ -3,8 +3,8 @@
  * memory registration. Active only when the job spans more than one node;
  * a single-node job opens no verbs device at all.
  */
-#ifndef ARMCI_NET_H
-#define ARMCI_NET_H
+#ifndef ARMCI_VERBS_MEMORY_H
+#define ARMCI_VERBS_MEMORY_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -49,7 +49,6 @@ struct qp_pool {
     int asked;                           /* takers that found the pool empty and wait for theirs */
     struct transition *todo, *todo_tail; /* transitions to make, in order */
     struct transition *finished;         /* and made */
-    long created;
     int error; /* a creation failed: errno value, reported to the next taker */
     const char *failed_step;
     bool stop;
@@ -133,7 +132,6 @@ static void *maker(void *arg)
             *e = (struct pooled){qp, caps, p->ready};
             p->ready = e;
             p->nready++;
-            p->created++;
         }
         signal_fd(p);
     }
@@ -274,14 +272,6 @@ void qp_pool_ask(struct qp_pool *p)
 int qp_pool_fd(const struct qp_pool *p)
 {
     return p->efd;
-}
-
-long qp_pool_created(const struct qp_pool *p)
-{
-    pthread_mutex_lock((pthread_mutex_t *)&p->lock);
-    long n = p->created;
-    pthread_mutex_unlock((pthread_mutex_t *)&p->lock);
-    return n;
 }
 
 static void free_transitions(struct transition *t)

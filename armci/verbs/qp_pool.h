@@ -56,7 +56,4 @@ void *qp_pool_connected(struct qp_pool *p);
 /* Readable while a QP is ready to take or a connection finished (a hint: do not read it). */
 int qp_pool_fd(const struct qp_pool *p);
 
-/* QPs created so far by the pool (statistics). */
-long qp_pool_created(const struct qp_pool *p);
-
 #endif

@@ -3,8 +3,8 @@
  * transitions, with the attributes both ends of an ARMCI connection use.
  * Every verbs failure ends the job with the verb and the peer named.
  */
-#ifndef ARMCI_ODCM_QP_H
-#define ARMCI_ODCM_QP_H
+#ifndef ARMCI_VERBS_RC_QP_H
+#define ARMCI_VERBS_RC_QP_H
 
 #include <infiniband/verbs.h>
 #include <stdint.h>

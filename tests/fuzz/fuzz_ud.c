@@ -414,12 +414,6 @@ int qp_pool_fd(const struct qp_pool *p)
     return -1;
 }
 
-long qp_pool_created(const struct qp_pool *p)
-{
-    (void)p;
-    return pool_taken;
-}
-
 struct rc_qp_caps conn_caps(void)
 {
     return (struct rc_qp_caps){.max_send_wr = 64, .max_inline = 128};

@@ -1,0 +1,55 @@
+/*
+ * What the transport keeps about one connection: its queues, counters and
+ * the state of its send queue. The connection manager's struct conn points
+ * at it (c->io) and never reads it: it asks the transport through the
+ * callbacks of struct cm_client_env whether a connection is busy.
+ */
+#ifndef ARMCI_TRANSPORT_CONN_IO_H
+#define ARMCI_TRANSPORT_CONN_IO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct pending_op;
+struct work;
+struct sq_retire;
+
+struct conn_io {
+    int outstanding; /* operations not yet complete at the target (fence waits for 0) */
+    int pinned;      /* threads issuing on it right now: it must not be closed under them */
+    int lock_waits;  /* threads waiting on it for a lock grant (may wait for our own unlock) */
+
+    /* Operations issued while connecting (conn_queue.c). */
+    struct pending_op *queue_head; /* FIFO */
+    struct pending_op *queue_tail;
+    int queued;    /* operations in that queue (at most ARMCI_SEND_WQES) */
+    bool draining; /* the queue is being posted (by some thread) */
+
+    /* Fences and ordering (client.c). */
+    uint64_t issued;     /* fence-covered operations started so far: their seq */
+    struct work *oldest; /* those not complete yet, oldest first (fences wait here) */
+    struct work *newest;
+    uint64_t updates_sent; /* messages that make the data server write target memory */
+    uint64_t updates_done; /* ... answered: in order, a server serves a connection in order */
+
+    /* Its send queue (send_queue.h). */
+    int sq_posted;          /* requests posted and not yet retired */
+    int sq_unsignaled;      /* requests posted since the last signaled one */
+    int sq_lazy_pending;    /* lazy works since the last signaled request */
+    struct work *lazy_head; /* works waiting for a later signal, oldest first */
+    struct work *lazy_tail;
+    struct sq_retire *sq_ring; /* per signaled request in flight: what it retires */
+    int sq_ring_head;
+    int sq_ring_count;
+    struct work *awaiting_head; /* in-order data-server messages awaiting answers */
+    struct work *awaiting_tail;
+    uint64_t flush_addr; /* where a flush may write */
+    uint32_t flush_rkey;
+    bool sq_dirty; /* lazy works wait for a flush */
+
+    /* Liveness (liveness.h). */
+    bool probing;     /* a liveness probe is in flight */
+    double probed_at; /* when the last one was posted */
+};
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * A transfer's strided box, walked in pieces: boxes of at most max_bytes
+ * packed bytes (one bounce buffer, or one request to the data server), rows
+ * longer than that split too. The RDMA path and the server path both cut
+ * transfers this way, and pack or unpack pieces between the user's memory
+ * and a buffer.
+ */
+#ifndef ARMCI_TRANSPORT_PIECES_H
+#define ARMCI_TRANSPORT_PIECES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/config.h"
+#include "core/util.h"
+#include "dataserver/protocol.h"
+#include "strided/stride.h"
+#include "transport/transfer.h"
+
+struct bounce;
+struct work;
+
+/* The largest piece the data server moves with one RDMA for us (a gathered get landing in
+ * place, a pulled put): however many rows its gather list takes, one request does not keep
+ * the server longer than this many bytes. */
+#define PIECE_MAX_BYTES ((size_t)1 << 20)
+
+/* Room for packed data in one request to the data server. */
+static inline size_t request_room(void)
+{
+    return MIN(cfg.server_buf_size, cfg.bounce_size) - sizeof(struct ds_message);
+}
+
+/* The local and remote strides of a box transfer, whichever way it goes. */
+static inline const int *local_strides(const struct transfer *x)
+{
+    return x->op == TRANSFER_GET ? x->d.dst_stride : x->d.src_stride;
+}
+
+static inline const int *remote_strides(const struct transfer *x)
+{
+    return x->op == TRANSFER_GET ? x->d.src_stride : x->d.dst_stride;
+}
+/* Whether x's local side is one contiguous run (its strides are those of its packed image). */
+bool local_contiguous(const struct transfer *x);
+
+/*
+ * Wraps stride_pieces so that rows longer than max_bytes are split too
+ * (into runs of whole `unit`s: an accumulate never splits an element).
+ * Offsets are local (src_off) and remote (dst_off).
+ */
+struct piece_walk {
+    struct stride_desc by_side; /* local strides as src, remote as dst */
+    size_t max_bytes;
+    size_t unit;
+    bool split_rows;
+    struct stride_pieces pieces; /* rows that fit */
+    struct stride_iter rows;     /* rows that do not */
+    size_t row_off;
+};
+
+void piece_walk_begin(struct piece_walk *w, const struct transfer *x, size_t max_bytes,
+                      size_t unit);
+bool piece_walk_next(struct piece_walk *w, struct stride_piece *p);
+
+/* Copies a piece between user memory (with `strides`) and its packed image. */
+void pack_piece(const struct stride_piece *p, const int *strides, const char *from, char *to,
+                bool packing);
+
+/* Work f reads piece p into `data`; when it completes, the piece is unpacked to dst (with the
+ * local `strides`). */
+void unpack_on_completion(struct work *f, struct bounce *data, const struct stride_piece *p,
+                          const int *strides, char *dst);
+
+#endif

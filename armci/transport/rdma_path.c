@@ -1,0 +1,104 @@
+/*
+ * The RDMA path (rdma_path.h): chains of RDMA writes or reads, from the
+ * user's memory when it is registered, else through bounce buffers packed
+ * or unpacked per piece.
+ */
+#include "transport/rdma_path.h"
+
+#include "core/config.h"
+#include "core/util.h"
+#include "odcm/cm.h"
+#include "transport/client.h"
+#include "transport/pieces.h"
+#include "verbs/memory.h"
+
+/* Largest single RDMA: well under every device's max_msg_sz (2 GiB on most). */
+#define MAX_RDMA_CHUNK ((size_t)1 << 30)
+
+/* One RDMA per chunk of the box, straight from/to registered user memory: one work for all
+ * of them, completed by the last (`wanted`: someone waits for it now). */
+static void rdma_in_place(struct conn *c, const struct transfer *x, uint32_t lkey,
+                          struct handle *req, bool wanted)
+{
+    bool write = x->op == TRANSFER_PUT;
+    enum ibv_wr_opcode op = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
+    struct stride_desc walk = {x->d.levels, x->d.count, local_strides(x), remote_strides(x)};
+    size_t row = (size_t)x->d.count[0];
+    size_t per_row = (row + MAX_RDMA_CHUNK - 1) / MAX_RDMA_CHUNK;
+    size_t left = per_row * stride_chunks(x->d.count, x->d.levels);
+    struct work *w = work_new(write ? WORK_WRITE : WORK_READ, c, req);
+    struct rdma_batch batch;
+    rdma_batch_init(&batch);
+    struct stride_iter it;
+    for (stride_iter_begin(&it, &walk); !it.done; stride_iter_next(&it)) {
+        for (size_t off = 0; off < row; off += MAX_RDMA_CHUNK) {
+            size_t n = MIN(MAX_RDMA_CHUNK, row - off);
+            rdma_batch_add(&batch, c, op, x->local + it.src_off + off, lkey, n,
+                           x->remote.server_addr + it.dst_off + off, x->remote.rkey, w, --left == 0,
+                           wanted);
+        }
+    }
+    rdma_batch_flush(&batch);
+}
+
+/*
+ * Through bounce buffers, one piece (at most one buffer) at a time: packed
+ * before its writes, or unpacked when the last read of the piece completes.
+ * Each piece is one work, whose completion releases its buffer.
+ */
+static void rdma_bounced(struct conn *c, const struct transfer *x, struct handle *req)
+{
+    bool write = x->op == TRANSFER_PUT;
+    enum ibv_wr_opcode op = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
+    enum work_kind kind = write ? WORK_WRITE : WORK_READ;
+    struct rdma_batch batch;
+    rdma_batch_init(&batch);
+    struct piece_walk w;
+    struct stride_piece p;
+    piece_walk_begin(&w, x, cfg.bounce_size, 1);
+    while (piece_walk_next(&w, &p)) {
+        rdma_batch_flush(&batch); /* bounce_get may wait for earlier operations */
+        struct bounce *b = bounce_get();
+        if (write)
+            pack_piece(&p, local_strides(x), x->local + p.src_off, b->buf, true);
+        int packed[ARMCI_MAX_STRIDE_LEVEL];
+        stride_packed(p.count, p.levels, packed);
+        struct stride_desc walk = {p.levels, p.count, packed, remote_strides(x)};
+        struct work *f = work_new(kind, c, req);
+        if (write)
+            f->bounce = b;
+        else
+            unpack_on_completion(f, b, &p, local_strides(x), x->local + p.src_off);
+        size_t left = stride_chunks(p.count, p.levels);
+        struct stride_iter it;
+        for (stride_iter_begin(&it, &walk); !it.done; stride_iter_next(&it))
+            rdma_batch_add(&batch, c, op, (char *)b->buf + it.src_off, b->lkey, (size_t)p.count[0],
+                           x->remote.server_addr + p.dst_off + it.dst_off, x->remote.rkey, f,
+                           --left == 0, true);
+    }
+    rdma_batch_flush(&batch);
+}
+
+void rdma_transfer(struct conn *c, const struct transfer *x, struct handle *req, bool blocking)
+{
+    wait_server_updates(c);
+    bool put = x->op == TRANSFER_PUT;
+    size_t extent = stride_extent(local_strides(x), x->d.count, x->d.levels);
+    bool contiguous = x->d.levels == 0;
+    if (put && contiguous && extent <= c->max_inline) {
+        rdma_in_place(c, x, 0, req, false); /* inline: nobody waits for it */
+        return;
+    }
+    uint32_t lkey;
+    bool copy_is_cheaper = put && blocking && extent <= cfg.bounce_size;
+    if (!copy_is_cheaper && net_user_lkey(x->local, extent, &lkey)) {
+        struct handle done = {0};
+        /* Zero-copy: a blocking put's source is the NIC's until its writes complete. */
+        struct handle *r = put && blocking ? &done : req;
+        rdma_in_place(c, x, lkey, r, blocking); /* a blocking get waits in issue() */
+        if (r == &done)
+            handle_wait(&done);
+        return;
+    }
+    rdma_bounced(c, x, req);
+}

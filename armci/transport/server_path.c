@@ -1,0 +1,141 @@
+/*
+ * The data-server path (server_path.h): pieces packed into requests the
+ * target node's data server scatters, gathers (and writes back by RDMA),
+ * pulls by RDMA read, or accumulates.
+ */
+#include "transport/server_path.h"
+
+#include <string.h>
+
+#include "core/acc.h"
+#include "core/config.h"
+#include "core/util.h"
+#include "dataserver/protocol.h"
+#include "odcm/cm.h"
+#include "transport/client.h"
+#include "transport/pieces.h"
+#include "transport/route.h"
+#include "verbs/memory.h"
+
+/* The server's side of a piece: its counts with the remote strides. */
+static void server_layout(struct ds_stride *s, const struct stride_piece *p, const int *strides)
+{
+    memset(s, 0, sizeof(*s));
+    s->levels = p->levels;
+    for (int i = 0; i <= p->levels; i++)
+        s->count[i] = p->count[i];
+    for (int i = 0; i < p->levels; i++)
+        s->stride[i] = strides[i];
+}
+
+/* The gather list of a piece: one entry per chunk of it in local memory. */
+static int piece_gather(const struct stride_piece *p, const int *strides, const char *base,
+                        uint32_t lkey, struct ibv_sge *sge)
+{
+    int packed[ARMCI_MAX_STRIDE_LEVEL];
+    stride_packed(p->count, p->levels, packed);
+    struct stride_desc walk = {p->levels, p->count, strides, packed};
+    struct stride_iter it;
+    int n = 0;
+    for (stride_iter_begin(&it, &walk); !it.done; stride_iter_next(&it))
+        sge[n++] = (struct ibv_sge){
+            .addr = (uintptr_t)(base + it.src_off), .length = (uint32_t)p->count[0], .lkey = lkey};
+    return n;
+}
+
+/*
+ * Puts and accumulates: each piece becomes a request the server scatters or
+ * applies. When the user's memory is registered (and rows are not tiny),
+ * nothing is copied here: the request's SEND gathers the header and the
+ * piece's rows in place, and they belong to the operation until that SEND
+ * completes (counted in `sent`, if given: a blocking caller waits there,
+ * not for the server's answers). Otherwise each piece is packed into the
+ * request's buffer.
+ */
+static void send_packed(struct conn *c, const struct transfer *x, const struct server_plan *pl,
+                        struct handle *req, struct handle *sent)
+{
+    bool acc = x->op == TRANSFER_ACC;
+    int op = acc ? DS_ACC_PACKED : DS_PUT_PACKED;
+    const char *what = acc ? "accumulate" : "strided put";
+    size_t unit = acc ? acc_elem_size(x->datatype) : 1;
+    struct piece_walk w;
+    struct stride_piece p;
+    piece_walk_begin(&w, x, pl->max_bytes, unit);
+    while (piece_walk_next(&w, &p)) {
+        struct bounce *b;
+        struct ds_message *rq = message_begin(c, op, &x->remote, p.dst_off, p.bytes, &b);
+        server_layout(&rq->stride, &p, remote_strides(x));
+        if (acc) {
+            rq->datatype = (uint8_t)x->datatype;
+            memcpy(rq->scale, x->scale, unit);
+        }
+        struct work *f = work_new(WORK_MESSAGE, c, req);
+        const char *from = x->local + p.src_off;
+        if (pl->in_place) {
+            struct ibv_sge sge[RC_QP_MAX_SGE];
+            int n = piece_gather(&p, local_strides(x), from, pl->lkey, sge);
+            if (sent) {
+                f->sent = sent;
+                handle_op_started(sent);
+            }
+            message_send_from(c, rq, b, sge, n, p.bytes, f, what);
+            continue;
+        }
+        pack_piece(&p, local_strides(x), from, (char *)(rq + 1), true);
+        message_send(c, rq, b, p.bytes, f, what);
+    }
+}
+
+void get_packed(struct conn *c, const struct transfer *x, size_t piece_bytes, bool direct,
+                uint32_t rkey, struct handle *req)
+{
+    struct piece_walk w;
+    struct stride_piece p;
+    piece_walk_begin(&w, x, piece_bytes, 1);
+    while (piece_walk_next(&w, &p)) {
+        struct bounce *data = direct ? NULL : bounce_get();
+        struct bounce *b;
+        struct ds_message *rq = message_begin(c, DS_GET_PACKED, &x->remote, p.dst_off, p.bytes, &b);
+        server_layout(&rq->stride, &p, remote_strides(x));
+        struct work *f = work_new(WORK_MESSAGE, c, req);
+        if (direct) {
+            rq->reply_addr = (uintptr_t)(x->local + p.src_off);
+            rq->reply_rkey = rkey;
+        } else {
+            rq->reply_addr = (uintptr_t)data->buf;
+            rq->reply_rkey = data->rkey;
+            unpack_on_completion(f, data, &p, local_strides(x), x->local + p.src_off);
+        }
+        message_send(c, rq, b, 0, f, "strided get");
+    }
+}
+
+void pull_put(struct conn *c, const struct transfer *x, size_t piece_bytes, uint32_t rkey,
+              struct handle *req, bool blocking)
+{
+    struct handle done = {0};
+    struct handle *r = blocking ? &done : req;
+    struct piece_walk w;
+    struct stride_piece p;
+    piece_walk_begin(&w, x, piece_bytes, 1);
+    while (piece_walk_next(&w, &p)) {
+        struct bounce *b;
+        struct ds_message *rq = message_begin(c, DS_PUT_PULL, &x->remote, p.dst_off, p.bytes, &b);
+        server_layout(&rq->stride, &p, remote_strides(x));
+        rq->reply_addr = (uintptr_t)(x->local + p.src_off);
+        rq->reply_rkey = rkey;
+        message_send(c, rq, b, 0, work_new(WORK_MESSAGE, c, r), "strided put");
+    }
+    if (blocking)
+        handle_wait(&done);
+}
+
+void server_put(struct conn *c, const struct transfer *x, const struct server_plan *pl,
+                struct handle *req, bool blocking)
+{
+    struct handle sent = {0};
+    send_packed(c, x, pl, req, blocking ? &sent : NULL);
+    if (sent.pending)
+        handle_wait(&sent);
+}

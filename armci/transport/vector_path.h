@@ -1,0 +1,20 @@
+/*
+ * Vectors (n segments of equal size, all to one node): small segments
+ * travel many to a request to the data server; large ones go one by one as
+ * contiguous transfers (transfer.c).
+ */
+#ifndef ARMCI_TRANSPORT_VECTOR_PATH_H
+#define ARMCI_TRANSPORT_VECTOR_PATH_H
+
+#include <stdbool.h>
+
+#include "transport/handle.h"
+#include "transport/transfer.h"
+
+struct conn;
+
+/* Sends vector x's segments many to a request, counted in req, and returns true; false (and
+ * nothing sent) when they are better sent one by one. */
+bool vector_send_batched(struct conn *c, const struct transfer *x, struct handle *req);
+
+#endif

@@ -721,14 +721,18 @@ static void new_segment(int epoch)
     main_ops[OP_BARRIER]++;
 }
 
-static long vm_rss_kb(void)
+/* A "Field: N kB" line of /proc/self/status, or -1. */
+static long status_kb(const char *field)
 {
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
     long kb = -1;
+    size_t len = strlen(field);
     while (f && fgets(line, sizeof(line), f))
-        if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+        if (!strncmp(line, field, len) && line[len] == ':') {
+            kb = atol(line + len + 1);
             break;
+        }
     if (f)
         fclose(f);
     return kb;
@@ -742,7 +746,7 @@ static long heap_in_use_kb(void)
 
 /* Memory of the largest process at one point of the run. */
 struct mem_point {
-    long rss_kb, heap_kb;
+    long rss_kb, shmem_kb, heap_kb; /* shmem: the part of VmRSS in shared memory */
 };
 
 static long max_over_ranks(long x)
@@ -799,7 +803,9 @@ static void stop_workers(void)
 
 static struct mem_point mem_now(void)
 {
-    return (struct mem_point){max_over_ranks(vm_rss_kb()), max_over_ranks(heap_in_use_kb())};
+    return (struct mem_point){max_over_ranks(status_kb("VmRSS")),
+                              max_over_ranks(status_kb("RssShmem")),
+                              max_over_ranks(heap_in_use_kb())};
 }
 
 static void print_summary(double seconds, int epochs, struct mem_point mem[3])
@@ -827,6 +833,8 @@ static void print_summary(double seconds, int epochs, struct mem_point mem[3])
     printf(" total=%ld\n", all);
     printf("soak VmRSS kB (largest process): start=%ld after-first-epoch=%ld end=%ld\n",
            mem[0].rss_kb, mem[1].rss_kb, mem[2].rss_kb);
+    printf("soak RssShmem kB (largest process): start=%ld after-first-epoch=%ld end=%ld\n",
+           mem[0].shmem_kb, mem[1].shmem_kb, mem[2].shmem_kb);
     printf("soak heap in use kB (largest process): start=%ld after-first-epoch=%ld end=%ld\n",
            mem[0].heap_kb, mem[1].heap_kb, mem[2].heap_kb);
     printf("soak connections (all processes): closed=%ld reopened=%ld\n", conns_total[0],

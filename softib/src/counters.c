@@ -81,7 +81,7 @@ SIB_EXPORT int softib_fabric_stats(struct softib_fabric_stats *out)
     }
     sib_lock(&f->hdr->lock);
     st.contexts = sib_reclaim(&sib_fab);
-    for (uint32_t i = 0; i < SIB_MAX_QP; i++)
+    for (uint32_t i = 0; i < f->hdr->qp_window; i++) /* beyond: never handed out */
         st.qps += sib_fqp_at(f, i)->qpn != 0;
     for (uint32_t i = 0; i < SIB_MAX_CQ; i++)
         st.cqs += sib_fcq_at(f, i)->in_use != 0;

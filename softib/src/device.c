@@ -61,11 +61,24 @@ bool sib_obj_ok(const struct sib_obj *o, enum sib_kind kind)
 
 void sib_obj_bury(struct sib_context *ctx, struct sib_obj *o)
 {
+    struct sib_obj *evicted = NULL;
+
     pthread_mutex_lock(&ctx->lock);
     o->magic = SIB_DEAD;
-    o->next_dead = ctx->graveyard;
-    ctx->graveyard = o;
+    o->next_dead = NULL;
+    if (ctx->grave_newest)
+        ctx->grave_newest->next_dead = o;
+    else
+        ctx->grave_oldest = o;
+    ctx->grave_newest = o;
+    if (++ctx->graves > SIB_GRAVEYARD_MAX) {
+        evicted = ctx->grave_oldest;
+        ctx->grave_oldest = evicted->next_dead;
+        ctx->graves--;
+    }
     pthread_mutex_unlock(&ctx->lock);
+    if (evicted)
+        free(evicted->mem);
 }
 
 struct sib_context *sib_ctx(struct ibv_context *ibctx)
@@ -278,8 +291,8 @@ SIB_EXPORT int ibv_close_device(struct ibv_context *context)
     }
     pthread_mutex_unlock(&sib_open_lock);
     close(context->async_fd);
-    while ((o = ctx->graveyard)) {
-        ctx->graveyard = o->next_dead;
+    while ((o = ctx->grave_oldest)) {
+        ctx->grave_oldest = o->next_dead;
         free(o->mem);
     }
     ctx->o.magic = SIB_DEAD;

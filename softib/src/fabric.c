@@ -629,7 +629,8 @@ int sib_fabric_join(struct sib_fabric *f, const char *path, uint32_t *slot)
 
 static void release_qps(struct sib_fabric *f, uint32_t owner)
 {
-    for (uint32_t i = 0; i < SIB_MAX_QP; i++) {
+    /* Only the window has ever been handed out (qp.c): the rest need not be touched. */
+    for (uint32_t i = 0; i < f->hdr->qp_window; i++) {
         struct sib_fqp *q = sib_fqp_at(f, i);
 
         if (!q->qpn || q->owner != owner)

@@ -22,7 +22,7 @@
 #include "softib/softib.h"
 
 #define SIB_MAGIC   0x3130626974666f73ull /* "softib01" */
-#define SIB_VERSION 5
+#define SIB_VERSION 6
 
 #define SIB_MAX_CTX       1024
 #define SIB_QP_SLOT_BITS  18
@@ -199,6 +199,7 @@ struct sib_hdr {
     struct sib_lock mr_lock; /* MR slot writers; readers that gave up spinning */
     uint32_t next_lid;
     uint32_t next_qp_slot; /* QP slots are handed out in turn across the fabric */
+    uint32_t qp_window;    /* ... among the first qp_window slots (qp.c: qp_slot_alloc) */
     sib_off ctx_off, qp_off, cq_off, srq_off, mr_off;
     sib_off heap_start, heap_brk, heap_end;
     uint64_t heap_used;

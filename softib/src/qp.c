@@ -104,23 +104,44 @@ static int check_caps(const struct ibv_qp_init_attr *a)
     return 0;
 }
 
-/* Global lock held. The search starts where the last one (of any process)
- * stopped, so it finds a free slot at once until the table is nearly full,
- * and a freed slot (and its QPN) is reused as late as possible. */
+/*
+ * Slots are handed out in turn (the search starts where the last one, of any
+ * process, stopped), so a freed slot and its QPN are reused as late as
+ * possible: a QPN comes back only after 63 generations of its slot, that is
+ * after at least 63 x qp_window QPs created. The turn goes round the first
+ * qp_window slots only, not the whole table: a job that creates and destroys
+ * QPs all along (connections closed and reopened under a cap) would otherwise
+ * walk all SIB_MAX_QP slots, some 60 MB of shared table that becomes resident
+ * in every process that looks at it, about 230 bytes more per QP created.
+ * The window doubles when a search had to pass half of it, so that searches
+ * stay short as live QPs grow; slots beyond it have never been handed out.
+ */
+#define QP_WINDOW_FIRST 1024u
+
+/* Global lock held. */
 static int qp_slot_alloc(uint32_t *idx)
 {
     struct sib_hdr *h = sib_fab.hdr;
 
-    for (uint32_t n = 0; n < SIB_MAX_QP; n++) {
-        uint32_t i = (h->next_qp_slot + n) % SIB_MAX_QP;
+    if (h->qp_window < QP_WINDOW_FIRST)
+        h->qp_window = QP_WINDOW_FIRST;
+    for (uint32_t n = 0; n < h->qp_window; n++) {
+        uint32_t i = (h->next_qp_slot + n) % h->qp_window;
 
         if (!sib_fqp_at(&sib_fab, i)->qpn) {
-            h->next_qp_slot = (i + 1) % SIB_MAX_QP;
+            if (n >= h->qp_window / 2 && h->qp_window < SIB_MAX_QP)
+                h->qp_window *= 2;
+            h->next_qp_slot = (i + 1) % h->qp_window;
             *idx = i;
             return 0;
         }
     }
-    return ENOMEM;
+    if (h->qp_window == SIB_MAX_QP)
+        return ENOMEM;
+    *idx = h->qp_window; /* the window is full: the first slot beyond it */
+    h->qp_window *= 2;
+    h->next_qp_slot = *idx + 1;
+    return 0;
 }
 
 static int fabric_qp_init(struct sib_qp *qp, struct sib_context *ctx,

@@ -77,9 +77,14 @@ enum sib_kind {
 
 /*
  * Header of every local object. Destroyed objects are kept (magic DEAD) on
- * their context's graveyard until ibv_close_device, so a verb called on a
- * destroyed object fails with EINVAL instead of touching freed memory.
+ * their context's graveyard, so a verb called on a recently destroyed object
+ * fails with EINVAL instead of touching freed memory. The graveyard holds the
+ * last SIB_GRAVEYARD_MAX of them and frees the oldest beyond: a process that
+ * creates and destroys QPs all along (connections closed and reopened under a
+ * cap) would otherwise grow by one QP record per connection.
  */
+#define SIB_GRAVEYARD_MAX 256
+
 struct sib_obj {
     uint32_t magic;
     uint32_t kind;
@@ -96,7 +101,9 @@ struct sib_context {
     struct sib_fctx *f;
     pthread_mutex_t lock; /* qps list, graveyard, pd ids */
     struct sib_qp *qps;   /* all live QPs, for progress */
-    struct sib_obj *graveyard;
+    struct sib_obj *grave_oldest; /* next_dead leads to the newer ones */
+    struct sib_obj *grave_newest;
+    uint32_t graves;
     uint32_t next_pd;
     uint32_t pending; /* atomic: WQEs and held datagrams waiting for progress */
     struct sib_context *next_open;

@@ -33,9 +33,13 @@
  * than the credits a client has at a data server (ARMCI_SERVER_CREDITS): a
  * waiting lock request holds its credit until the grant.
  *
- * Prints per-class operation counts, the mismatches (exit status 1 if any)
- * and VmRSS; the connection report (ARMCI_CONN_REPORT) follows at Finalize.
+ * Prints per-class operation counts, the mismatches (exit status 1 if any),
+ * the largest process's VmRSS and malloc heap in use at the start, after the
+ * first epoch and at the end, and the connections closed and reopened under
+ * the cap (all processes); the connection report (ARMCI_CONN_REPORT) follows
+ * at Finalize.
  */
+#include <malloc.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -43,6 +47,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "odcm/cm.h"
 #include "testutil.h"
 
 enum op_class {
@@ -716,18 +721,33 @@ static void new_segment(int epoch)
     main_ops[OP_BARRIER]++;
 }
 
-static long vm_rss_kb(void)
+/* A "Field: N kB" line of /proc/self/status, or -1. */
+static long status_kb(const char *field)
 {
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
     long kb = -1;
+    size_t len = strlen(field);
     while (f && fgets(line, sizeof(line), f))
-        if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+        if (!strncmp(line, field, len) && line[len] == ':') {
+            kb = atol(line + len + 1);
             break;
+        }
     if (f)
         fclose(f);
     return kb;
 }
+
+static long heap_in_use_kb(void)
+{
+    struct mallinfo2 m = mallinfo2();
+    return (long)((m.uordblks + m.hblkhd) / 1024);
+}
+
+/* Memory of the largest process at one point of the run. */
+struct mem_point {
+    long rss_kb, shmem_kb, heap_kb; /* shmem: the part of VmRSS in shared memory */
+};
 
 static long max_over_ranks(long x)
 {
@@ -781,8 +801,18 @@ static void stop_workers(void)
     }
 }
 
-static void print_summary(double seconds, int epochs, long rss[3])
+static struct mem_point mem_now(void)
 {
+    return (struct mem_point){max_over_ranks(status_kb("VmRSS")),
+                              max_over_ranks(status_kb("RssShmem")),
+                              max_over_ranks(heap_in_use_kb())};
+}
+
+static void print_summary(double seconds, int epochs, struct mem_point mem[3])
+{
+    struct cm_stats st = cm_stats();
+    long conns[2] = {st.closed, st.reopened}, conns_total[2];
+    MPI_Reduce(conns, conns_total, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     long ops[NCLASSES] = {0}, total[NCLASSES];
     for (int c = 0; c < NCLASSES; c++) {
         ops[c] = main_ops[c];
@@ -801,8 +831,14 @@ static void print_summary(double seconds, int epochs, long rss[3])
         all += total[c];
     }
     printf(" total=%ld\n", all);
-    printf("soak VmRSS kB (largest process): start=%ld after-first-epoch=%ld end=%ld\n", rss[0],
-           rss[1], rss[2]);
+    printf("soak VmRSS kB (largest process): start=%ld after-first-epoch=%ld end=%ld\n",
+           mem[0].rss_kb, mem[1].rss_kb, mem[2].rss_kb);
+    printf("soak RssShmem kB (largest process): start=%ld after-first-epoch=%ld end=%ld\n",
+           mem[0].shmem_kb, mem[1].shmem_kb, mem[2].shmem_kb);
+    printf("soak heap in use kB (largest process): start=%ld after-first-epoch=%ld end=%ld\n",
+           mem[0].heap_kb, mem[1].heap_kb, mem[2].heap_kb);
+    printf("soak connections (all processes): closed=%ld reopened=%ld\n", conns_total[0],
+           conns_total[1]);
 }
 
 int main(int argc, char **argv)
@@ -820,7 +856,7 @@ int main(int argc, char **argv)
     CHECK(nthreads >= 1 && nthreads <= thread_limit(),
           "THREADS must be 1 ... %d (one less than ARMCI_SERVER_CREDITS)", thread_limit());
 
-    long rss[3] = {max_over_ranks(vm_rss_kb()), 0, 0};
+    struct mem_point mem[3] = {mem_now()};
     seg = calloc((size_t)nprocs, sizeof(void *));
     ARMCI_Create_mutexes(NMUTEX);
     start_workers();
@@ -838,7 +874,7 @@ int main(int argc, char **argv)
         check_cells();
         check_collectives(epoch);
         if (epoch == 0)
-            rss[1] = max_over_ranks(vm_rss_kb());
+            mem[1] = mem_now();
         go = now() < end;
         armci_msg_brdcst(&go, sizeof(go), 0); /* rank 0's clock decides for everyone */
         main_ops[OP_MSG]++;
@@ -847,8 +883,8 @@ int main(int argc, char **argv)
     ARMCI_Free(seg[me]);
     main_ops[OP_MALLOC]++;
     ARMCI_Destroy_mutexes();
-    rss[2] = max_over_ranks(vm_rss_kb());
-    print_summary(now() - begin, epoch, rss);
+    mem[2] = mem_now();
+    print_summary(now() - begin, epoch, mem);
     long bad = atomic_load(&mismatches), all_bad;
     MPI_Allreduce(&bad, &all_bad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (me == 0)

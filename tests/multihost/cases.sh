@@ -16,6 +16,8 @@
 # off: 2 hosts), or one part of it: linkflap, netem, speed (against perftest,
 # 1 rank a host), poweroff. Sets join with +, in one boot: hosts+faults. Prints `ok NAME` or
 # `FAIL NAME` with the log's tail, and `N passed, M failed` last.
+# MH_IB_TIMEOUT: ARMCI_IB_TIMEOUT of the data cases (default 19; the fault
+# cases keep the runtime's default, whose bound they measure).
 set -u
 set_name=$1 build=$2
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -35,7 +37,8 @@ passed=0 failed=0
 check_run() {
     local name=$1 n=$2 marker=$3 log=$4 why=""
     grep -q -- "$marker" "$log" || why="no '$marker' in its output"
-    grep -q "FAIL" "$log" && why="it printed FAIL"
+    # (GA's test.x announces a case that must fail as "SHOULD FAIL": not a failure)
+    grep -v "SHOULD FAIL" "$log" | grep -q "FAIL" && why="it printed FAIL"
     local dev
     dev=$(grep -c "verbs provider rdma-core: device rxe0" "$log")
     [ "$dev" -eq "$n" ] || why="$dev of $n ranks on rdma-core's rxe0"
@@ -57,7 +60,10 @@ run_case() {
     while [ "$1" != -- ]; do envs+=("$1"); shift; done
     shift
     local log=$logs/$name.log start=$SECONDS rc why
-    env ${envs[@]+"${envs[@]}"} timeout -k 10 "$limit" "$mpirun_mh" "$np" "$per_host" "$@" >"$log" 2>&1
+    # An emulated host on a loaded machine can stall for seconds, which the default RC
+    # timeout (3.8 s in all) takes for a lost host: these cases test data, not liveness
+    # (the fault cases use the defaults), so they allow 2.1 s x 7 tries.
+    env ARMCI_IB_TIMEOUT="${MH_IB_TIMEOUT:-19}" ${envs[@]+"${envs[@]}"} timeout -k 10 "$limit" "$mpirun_mh" "$np" "$per_host" "$@" >"$log" 2>&1
     rc=$?
     if [ $rc -ne 0 ]; then
         why="exit $rc"; [ $rc -eq 124 ] && why="no end within ${limit}s"
@@ -88,7 +94,7 @@ apps() { # MODE_NAME VAR=VALUE...
 internode() { # MODE_NAME VAR=VALUE...
     local m=$1; shift
     run_case "rma-$L-$m" 300 PASS "$@" -- "$b/tests/common/test_rma" 65536 10
-    run_case "msg-$L-$m" 300 PASS "$@" -- "$b/tests/common/test_msg"
+    run_case "msg-$L-$m" 600 PASS "$@" -- "$b/tests/common/test_msg"
     run_case "lock-fifo-$L-$m" 300 PASS "$@" -- "$b/tests/internode/test_lock_fifo"
     run_case "ordering-$L-$m" 300 PASS "$@" -- "$b/tests/internode/test_ordering"
 }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "odcm/cm.h"
+#include "proc_memory.h"
 #include "testutil.h"
 
 #define SLICE 256 /* bytes each rank owns at each rank */
@@ -31,28 +32,6 @@
  * over 10,000 reopens that is 200 bytes each. */
 #define HEAP_BYTES_PER_REOPEN 32
 #define RSS_BYTES_PER_REOPEN 256
-
-static long status_kb(const char *field)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kb = -1;
-    size_t len = strlen(field);
-    while (f && fgets(line, sizeof(line), f))
-        if (!strncmp(line, field, len) && line[len] == ':') {
-            kb = atol(line + len + 1);
-            break;
-        }
-    if (f)
-        fclose(f);
-    return kb;
-}
-
-static long heap_in_use(void)
-{
-    struct mallinfo2 m = mallinfo2();
-    return (long)(m.uordblks + m.hblkhd);
-}
 
 static int me, n, nodes;
 static void **seg, **counters;

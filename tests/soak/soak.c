@@ -39,7 +39,6 @@
  * the cap (all processes); the connection report (ARMCI_CONN_REPORT) follows
  * at Finalize.
  */
-#include <malloc.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -48,6 +47,7 @@
 #include <time.h>
 
 #include "odcm/cm.h"
+#include "proc_memory.h"
 #include "testutil.h"
 
 enum op_class {
@@ -721,29 +721,6 @@ static void new_segment(int epoch)
     main_ops[OP_BARRIER]++;
 }
 
-/* A "Field: N kB" line of /proc/self/status, or -1. */
-static long status_kb(const char *field)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kb = -1;
-    size_t len = strlen(field);
-    while (f && fgets(line, sizeof(line), f))
-        if (!strncmp(line, field, len) && line[len] == ':') {
-            kb = atol(line + len + 1);
-            break;
-        }
-    if (f)
-        fclose(f);
-    return kb;
-}
-
-static long heap_in_use_kb(void)
-{
-    struct mallinfo2 m = mallinfo2();
-    return (long)((m.uordblks + m.hblkhd) / 1024);
-}
-
 /* Memory of the largest process at one point of the run. */
 struct mem_point {
     long rss_kb, shmem_kb, heap_kb; /* shmem: the part of VmRSS in shared memory */
@@ -805,7 +782,7 @@ static struct mem_point mem_now(void)
 {
     return (struct mem_point){max_over_ranks(status_kb("VmRSS")),
                               max_over_ranks(status_kb("RssShmem")),
-                              max_over_ranks(heap_in_use_kb())};
+                              max_over_ranks(heap_in_use() / 1024)};
 }
 
 static void print_summary(double seconds, int epochs, struct mem_point mem[3])

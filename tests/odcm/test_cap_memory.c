@@ -31,7 +31,7 @@
  * run. VmRSS moves also when malloc's arenas settle, by up to 2 MB once:
  * over 10,000 reopens that is 200 bytes each. */
 #define HEAP_BYTES_PER_REOPEN 32
-#define RSS_BYTES_PER_REOPEN 256
+#define RSS_BYTES_PER_REOPEN  256
 
 static int me, n, nodes;
 static void **seg, **counters;
@@ -110,8 +110,8 @@ int main(int argc, char **argv)
            me, reopens, heap0, heap1, heap_per, rss0, rss1, rss_per, anon0, anon1, shmem0, shmem1);
     fflush(stdout);
     MPI_Barrier(MPI_COMM_WORLD); /* every rank's figures first */
-    CHECK(heap_per <= HEAP_BYTES_PER_REOPEN, "heap grew %.1f bytes per reopen (bound %d)",
-          heap_per, HEAP_BYTES_PER_REOPEN);
+    CHECK(heap_per <= HEAP_BYTES_PER_REOPEN, "heap grew %.1f bytes per reopen (bound %d)", heap_per,
+          HEAP_BYTES_PER_REOPEN);
     CHECK(rss_per <= RSS_BYTES_PER_REOPEN, "VmRSS grew %.1f bytes per reopen (bound %d)", rss_per,
           RSS_BYTES_PER_REOPEN);
 
@@ -119,8 +119,8 @@ int main(int argc, char **argv)
     ARMCI_AllFence();
     long *expected = calloc((size_t)n, sizeof(long));
     MPI_Allreduce(added, expected, n, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-    CHECK(*(long *)counters[me] == expected[me], "counter %ld, expected %ld",
-          *(long *)counters[me], expected[me]);
+    CHECK(*(long *)counters[me] == expected[me], "counter %ld, expected %ld", *(long *)counters[me],
+          expected[me]);
 
     TEST_DONE();
     free(expected);

@@ -5,6 +5,9 @@
 #
 #   scripts/build-ga.sh GA_SRC [PREFIX]
 #   scripts/build-ga.sh --armci-mpi GA_SRC     # the same GA on Debian's ARMCI-MPI
+#   scripts/build-ga.sh --mpi-pr GA_SRC        # the same GA on its own MPI progress-rank
+#                                              # runtime (GA_BUILD_ONLY only: one extra
+#                                              # rank per node serves the others)
 #
 # GA_SRC: a GA source tree (a release, or a git checkout: then `autoreconf -vif`
 # runs, which needs autoconf, automake and libtool), a GA tarball, or a
@@ -65,6 +68,8 @@
 #   GA_CONFIGURE_ARGS     extra arguments for GA's configure
 #   GA_SKIP_MISSING=1     exit 77 (skipped) instead of failing when GA_SRC does not exist
 #   GA_LOCK_WAIT=3600     seconds to wait for another run on the same cache entry
+#   GA_BUILD_ONLY=1       stop after step 2 and print the build's cache entry as its
+#                         last line, "GA_BUILD=<dir>" (bench/ga/run.sh uses it)
 # shellcheck disable=SC2015 # "A && B || die" is meant
 set -eu -o pipefail
 { # the whole script is read before it runs: editing it meanwhile is harmless
@@ -112,17 +117,21 @@ logged() {
 }
 
 mode=odcm
-if [ "${1:-}" = --armci-mpi ]; then
-    mode=armci-mpi
+case ${1:-} in
+--armci-mpi | --mpi-pr)
+    mode=${1#--}
     shift
-fi
+    ;;
+esac
+[ "$mode" = mpi-pr ] && [ "${GA_BUILD_ONLY:-0}" != 1 ] &&
+    die "--mpi-pr builds only (GA_BUILD_ONLY=1): its runs need one progress rank per node"
 if [ $# -lt 1 ] || [ $# -gt 2 ] || [ "$1" = -h ] || [ "$1" = --help ]; then
     sed -n '2,/^# shellcheck/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
     exit 2
 fi
 ga_arg=$1
 prefix_arg=${2:-}
-[ "$mode" = armci-mpi ] && [ -n "$prefix_arg" ] && die "--armci-mpi takes no PREFIX"
+[ "$mode" != odcm ] && [ -n "$prefix_arg" ] && die "--$mode takes no PREFIX"
 
 # ---- GA sources
 ga_src=$ga_arg
@@ -282,8 +291,11 @@ if [ $hit = no ]; then
     if [ "$mode" = odcm ]; then
         with_armci="--with-armci=$prefix"
         ldflags="-Wl,-rpath,$prefix/lib -Wl,--enable-new-dtags"
-    else
+    elif [ "$mode" = armci-mpi ]; then
         with_armci="--with-armci" # the system's: Debian's libarmci-mpi-dev
+        ldflags=""
+    else
+        with_armci="--with-mpi-pr" # GA's own runtime: no ARMCI library at all
         ldflags=""
     fi
     say "configuring GA: configure --prefix=$gadir/install $with_armci $configure_common LDFLAGS=\"$ldflags\""
@@ -307,6 +319,10 @@ if [ $hit = no ]; then
     say "GA built in $(elapsed "$t"), installed in $gadir/install"
 fi
 build=$gadir/build
+if [ "${GA_BUILD_ONLY:-0}" = 1 ]; then
+    echo "GA_BUILD=$gadir"
+    exit 0
+fi
 
 # ---- 3. which ARMCI do GA's binaries call?
 probe=$build/global/testing/testc.x

@@ -1,0 +1,113 @@
+#!/bin/bash
+# A GA-level benchmark: Global Arrays 5.8.2 (../shared/ga) built three ways
+# from the same sources, running the same programs at 4 compute processes:
+#   odcm-1node    GA over this libarmci, the 4 processes in one node
+#   odcm-2vnodes  GA over this libarmci, 2 virtual nodes of 2 (traffic through verbs)
+#   armci-mpi     GA over Debian's ARMCI-MPI (MPI RMA)
+#   mpi-pr        GA over its own MPI progress-rank runtime: a 5th process, the
+#                 progress rank of the one node, serves the other four
+# Programs: GA's perf.x and perf2.x (bandwidth of get/put/acc by patch size),
+# bench/ga/ga_ops.c (NGA_Scatter/NGA_Gather/NGA_Read_inc rates), and GA test
+# programs that do real work (jacobi, mulmatpatchc, scan_copyc, testmatmultc,
+# ga_lu, test). Runs are interleaved (every variant of a program, then the
+# next program, the whole round GA_BENCH_REPS times) and the table gives the
+# median wall time, launch included; "launch" is an MPI program that only
+# starts and ends, the floor every figure stands on.
+#
+#   bench/ga/run.sh [BUILD_DIR]     (default build; results in bench/results/ga-<date>/)
+#
+# Environment: GA_BENCH_REPS=3, GA_BENCH_PROGRAMS (names, default all above),
+# GA_BENCH_VARIANTS (default all four), RESULTS (the results folder). The GA
+# builds come from scripts/build-ga.sh GA_BUILD_ONLY=1 (cached across runs).
+set -eu -o pipefail
+cd "$(dirname "$0")/../.."
+src=$(pwd)
+build=$(cd "${1:-build}" && pwd)
+out=${RESULTS:-bench/results/ga-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$out/logs"
+out=$(cd "$out" && pwd)
+reps=${GA_BENCH_REPS:-3}
+programs=${GA_BENCH_PROGRAMS:-"launch ga_ops perf perf2 jacobi mulmatpatchc scan_copyc testmatmultc ga_lu test"}
+variants=${GA_BENCH_VARIANTS:-"odcm-1node odcm-2vnodes armci-mpi mpi-pr"}
+ga_src=${GA_SRC:-../shared/ga}
+
+build_of() { # MODE_FLAG...: the cache entry of that GA build (built if missing)
+    GA_BUILD_ONLY=1 ARMCI_LIB_DIR=$build/armci scripts/build-ga.sh "$@" "$ga_src" \
+        >"$out/logs/build-ga${1:+$1}.log" 2>&1 || {
+        tail -n 20 "$out/logs/build-ga${1:+$1}.log" >&2
+        echo "bench/ga/run.sh: building GA ($*) failed" >&2
+        exit 1
+    }
+    sed -n 's/^GA_BUILD=//p' "$out/logs/build-ga${1:+$1}.log"
+}
+declare -A ga
+for v in $variants; do
+    case $v in
+    odcm-*) [ -n "${ga[odcm]:-}" ] || ga[odcm]=$(build_of) ;;
+    armci-mpi) ga[armci-mpi]=$(build_of --armci-mpi) ;;
+    mpi-pr) ga[mpi-pr]=$(build_of --mpi-pr) ;;
+    *) echo "bench/ga/run.sh: unknown variant $v" >&2 && exit 2 ;;
+    esac
+done
+
+# ga_ops and the launch floor, compiled against each build's GA (its own flags).
+for kind in "${!ga[@]}"; do
+    cfg=${ga[$kind]}/install/bin/ga-config
+    # shellcheck disable=SC2046
+    mpicc -O2 -Wall -Wextra $("$cfg" --cppflags) bench/ga/ga_ops.c -o "$out/ga_ops.$kind" \
+        $("$cfg" --ldflags) $("$cfg" --libs) $("$cfg" --network_ldflags) \
+        $("$cfg" --network_libs) $("$cfg" --flibs)
+done
+printf '#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Finalize(); return 0; }\n' \
+    >"$out/launch.c"
+mpicc -O2 "$out/launch.c" -o "$out/launch"
+
+{
+    echo "date: $(date -Iseconds)"
+    echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "build: $build"
+    echo "cores: $(nproc)"
+    echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+    for kind in "${!ga[@]}"; do echo "GA build $kind: ${ga[$kind]}"; done
+} >"$out/run-info.txt"
+
+export ARMCI_SOFTIB_LIBRARY=$build/softib/libsoftib.so.0 ARMCI_CONN_REPORT=0
+export SOFTIB_FABRIC=armci-ga-bench-$$
+program_path() { # VARIANT PROGRAM
+    local kind=${1%%-1node}
+    kind=${kind%%-2vnodes}
+    case $2 in
+    launch) echo "$out/launch" ;;
+    ga_ops) echo "$out/ga_ops.$kind" ;;
+    *) echo "${ga[$kind]}/build/global/testing/$2.x" ;;
+    esac
+}
+run_one() { # VARIANT PROGRAM REP: one timed run, a CSV row
+    local v=$1 p=$2 rep=$3 np=4 prog env=() args=()
+    prog=$(program_path "$v" "$p")
+    case $v in
+    odcm-1node) env=(LD_LIBRARY_PATH=$build/armci ARMCI_NODE_SIZE=0) ;;
+    odcm-2vnodes) env=(LD_LIBRARY_PATH=$build/armci ARMCI_NODE_SIZE=2) ;;
+    mpi-pr) [ "$p" = launch ] || np=5 ;; # one progress rank for the one node
+    esac
+    [ "$p" = ga_ops ] && args=("$v" 2000)
+    local log=$out/logs/$p.$v.$rep.log t0 t1 status=0
+    t0=$(date +%s.%N)
+    env "${env[@]}" timeout 900 tests/run-mpi.sh $np "$prog" "${args[@]}" >"$log" 2>&1 || status=$?
+    t1=$(date +%s.%N)
+    echo "$v,$p,$np,$rep,$(echo "$t1 - $t0" | bc -l | sed 's/^\./0./'),$status"
+    [ $status = 0 ] || echo "bench/ga/run.sh: $p on $v exited with $status (log $log)" >&2
+}
+
+echo "variant,program,processes,rep,seconds,status" >"$out/ga-wall.csv"
+for rep in $(seq 1 "$reps"); do
+    for p in $programs; do
+        for v in $variants; do
+            run_one "$v" "$p" "$rep" | tee -a "$out/ga-wall.csv"
+        done
+    done
+done
+# Debian's matplotlib belongs to the system's python3, which may not be the first on PATH.
+py=python3
+/usr/bin/python3 -c "import matplotlib" 2>/dev/null && py=/usr/bin/python3
+"$py" bench/ga/summarize.py "$out" | tee "$out/summary.md"

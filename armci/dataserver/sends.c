@@ -20,10 +20,8 @@ static void send_done(struct server_conn *sc, const struct ibv_wc *wc)
 {
     sc->sq_posted--;
     sends_posted--;
-    if (wc->status == IBV_WC_SUCCESS) {
-        sc->sends_done++;
+    if (wc->status == IBV_WC_SUCCESS)
         return;
-    }
     if (!sc->broken)
         armci_warn("data server: connection of client rank %d failed (%s): its requests are "
                    "no longer served",

@@ -13,7 +13,6 @@ struct server_conn {
     int allowance; /* requests the client may have outstanding here (credits.c) */
     int max_sge;   /* gather entries per RDMA write on its QP */
     int sq_posted;
-    uint64_t sends_done;  /* statistics */
     uint64_t last_served; /* the loop's request count when it last sent one (least recently used) */
     bool broken;          /* a send failed: the QP is in error, nothing more is served */
     /* Successful updates answered later, together (struct ds_reply; replies.c). */

@@ -1,8 +1,9 @@
 /*
  * A registered send-buffer pool: one memory region, registered once, cut
- * into `count` buffers of `size` bytes, with a free list. Every endpoint
- * that sends from registered memory uses one: the data server's packed-get
- * buffers, the UD channel's datagrams, the client's bounce buffers.
+ * into `count` buffers of `size` bytes, with a free list. An endpoint that
+ * sends from registered memory of its own uses one: the data server's out
+ * buffers (dataserver/resources.c), the UD channel's datagrams (odcm/ud.c);
+ * the client's bounce buffers are to move onto it as below.
  *
  * Ownership is explicit: a buffer belongs to the pool while free, to the
  * caller of buffer_pool_get until it calls buffer_pool_release (typically
@@ -10,12 +11,14 @@
  * buffer is taken, and the owner of the pool decides what to do (poll its
  * send CQ and try again, or let a retransmission timer retry later).
  *
- * For the client (bounce buffers): create the pool with remote = true (the
- * server RDMA-writes packed gets into a bounce buffer, so its rkey goes on
- * the wire); keep the transport's waiting loop, i.e.
+ * For the client (bounce buffers, transport/client.c): create the pool at
+ * setup with count = cfg.bounce_count, size = cfg.bounce_size, remote = true
+ * (the server RDMA-writes packed gets into a bounce buffer, so its rkey goes
+ * on the wire) and MEM_BUF_BOUNCE; struct bounce becomes struct pool_buffer
+ * (buf -> addr; lkey, rkey as they are), bounce_free -> buffer_pool_release,
+ * ep.bounces_free -> pool.free. The waiting stays in the transport:
  *     while (!(b = buffer_pool_get(&pool))) progress();
- * and release the buffer from the send completion that retires it. The
- * pool's `free` count replaces the transport's own counter.
+ * and the send completion that retires a buffer releases it.
  *
  * Not thread safe: each pool is used by one thread (or under its owner's lock).
  */

@@ -13,7 +13,12 @@
 #include "core/rmw_kernels.h"
 #include "strided/stride.h"
 #include "core/topology.h"
-#include "dataserver/server_internal.h"
+#include "core/wr_id.h"
+#include "dataserver/handlers.h"
+#include "dataserver/locks.h"
+#include "dataserver/registry.h"
+#include "dataserver/replies.h"
+#include "dataserver/sends.h"
 #include "verbs/rc_qp.h"
 
 /* The node-local process whose memory a request targets (for its accumulate lock). */
@@ -102,11 +107,11 @@ static int do_unpack(const struct ds_message *rq, size_t payload, bool accumulat
 }
 
 /* RDMA-writes `bytes` of o to where the message asked; the reply follows on the same QP. */
-static void server_write_back(struct server_conn *sc, struct out_buf *o, size_t bytes,
+static void server_write_back(struct server_conn *sc, struct pool_buffer *o, size_t bytes,
                               const struct ds_message *rq)
 {
-    o->sc = sc;
-    struct ibv_sge sge = {.addr = (uintptr_t)o->buf, .length = (uint32_t)bytes, .lkey = o->lkey};
+    o->owner = sc;
+    struct ibv_sge sge = {.addr = (uintptr_t)o->addr, .length = (uint32_t)bytes, .lkey = o->lkey};
     struct ibv_send_wr wr = {
         .wr_id = wr_id_make((uintptr_t)o, WR_TAG_OUTBUF),
         .sg_list = &sge,
@@ -172,9 +177,9 @@ static int do_get_packed(struct server_conn *sc, const struct ds_message *rq)
         return DS_OK;
     }
 
-    struct out_buf *o = server_out_buf_get();
+    struct pool_buffer *o = server_out_buf_get();
     const char *base = (const char *)(uintptr_t)rq->addr;
-    char *dst = o->buf;
+    char *dst = o->addr;
     size_t chunk = (size_t)d.count[0];
     struct stride_iter it;
     for (stride_iter_begin(&it, &d); !it.done; stride_iter_next(&it), dst += chunk)
@@ -241,9 +246,9 @@ static int do_iov(struct server_conn *sc, const struct ds_message *rq, size_t pa
         node_acc_unlock(local);
         return DS_OK;
     }
-    struct out_buf *o = server_out_buf_get();
+    struct pool_buffer *o = server_out_buf_get();
     for (size_t i = 0; i < k; i++)
-        memcpy((char *)o->buf + i * len, (const void *)(uintptr_t)addrs[i], len);
+        memcpy((char *)o->addr + i * len, (const void *)(uintptr_t)addrs[i], len);
     server_write_back(sc, o, total, rq);
     return DS_OK;
 }

@@ -29,7 +29,9 @@
 #include "core/topology.h"
 #include "core/util.h"
 #include "dataserver/link.h"
-#include "dataserver/server_internal.h"
+#include "dataserver/link_server.h"
+#include "dataserver/locks.h"
+#include "dataserver/registry.h"
 
 enum link_type { LINK_MAP = 1, LINK_UNMAP, LINK_NOTIFY_UNLOCK, LINK_STOP, LINK_PING };
 
@@ -108,9 +110,11 @@ static int listen_fd = -1;
 static struct link_peer *peers;
 static int npeers, cappeers;
 static struct pollfd *pollset; /* listen_fd, then every peer */
+static void (*stop_server)(void);
 
-void link_listen(void)
+void link_listen(void (*on_stop)(void))
 {
+    stop_server = on_stop;
     struct sockaddr_un sa;
     socklen_t len = link_address(&sa);
     listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -135,6 +139,7 @@ void link_close(void)
     if (listen_fd >= 0)
         close(listen_fd);
     listen_fd = -1;
+    stop_server = NULL;
 }
 
 struct pollfd *link_pollfds(int *n)
@@ -208,7 +213,7 @@ static int execute(const struct link_peer *p, struct link_msg *m, struct link_re
         /* Only the master itself (the process the server runs in) stops it. */
         if (p->local != 0)
             return EPERM;
-        server_set_stop();
+        stop_server();
         return 0;
     case LINK_PING:
         return 0;

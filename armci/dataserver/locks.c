@@ -14,7 +14,9 @@
 #include "core/mutant.h"
 #include "core/ticket_lock.h"
 #include "core/util.h"
-#include "dataserver/server_internal.h"
+#include "dataserver/locks.h"
+#include "dataserver/registry.h"
+#include "dataserver/replies.h"
 
 struct lock_waiter {
     struct ticket_lock *lock;

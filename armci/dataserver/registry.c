@@ -12,7 +12,7 @@
 #include "core/shm.h"
 #include "core/ticket_lock.h"
 #include "core/util.h"
-#include "dataserver/server_internal.h"
+#include "dataserver/registry.h"
 #include "verbs/memory.h"
 
 struct registered {
@@ -26,6 +26,12 @@ struct registered {
 
 static struct registered *regs;
 static int nregs, capregs;
+static registry_lock_block_gone_fn lock_block_gone;
+
+void registry_init(registry_lock_block_gone_fn gone)
+{
+    lock_block_gone = gone;
+}
 
 static const struct registered *find(uint64_t addr)
 {
@@ -105,8 +111,8 @@ int registry_map(uint64_t seg_id, const char *name, size_t size, enum registry_k
 
 static void remove_at(int i)
 {
-    if (regs[i].kind == REGISTRY_LOCKS)
-        locks_forget_range(regs[i].base, regs[i].size);
+    if (regs[i].kind == REGISTRY_LOCKS && lock_block_gone)
+        lock_block_gone(regs[i].base, regs[i].size);
     net_dereg(regs[i].mr);
     shm_unmap((void *)regs[i].base, regs[i].size);
     memmove(&regs[i], &regs[i + 1], sizeof(*regs) * (size_t)(nregs - i - 1));
@@ -133,4 +139,5 @@ void registry_fini(void)
     free(regs);
     regs = NULL;
     capregs = 0;
+    lock_block_gone = NULL;
 }

@@ -4,33 +4,21 @@
  * locks, packed strided transfers), from a shared receive queue whose size
  * does not depend on the number of clients, and blocks on a completion
  * channel when idle (ARMCI_SERVER_POLL=1 makes it spin instead).
+ *
+ * Inside, bottom up (each file uses only those above it in this list):
+ *   resources.c    CQs, request buffers (SRQ), out buffers, QPs made ahead
+ *   registry.c     the segments mapped for remote access; every range is checked here
+ *   sends.c        posting within the queues' room, send completions, RDMA reads
+ *   credits.c      the credit policy: allowances and credits per reply
+ *   replies.c      answers, and the batching of successful updates' answers
+ *   locks.c        ticket locks held for remote clients
+ *   handlers.c     executes one request (validated against the registry)
+ *   link.c         the local socket: map/unmap, same-node unlocks, stop
+ *   connections.c  the connection manager's callbacks (cm_server_ops)
+ *   server.c       the loop and the server's life (this header)
  */
 #ifndef ARMCI_DATASERVER_SERVER_H
 #define ARMCI_DATASERVER_SERVER_H
-
-#include <infiniband/verbs.h>
-#include <stdbool.h>
-#include <stdint.h>
-
-#include "verbs/device.h"
-
-/* The server side of one client's connection. */
-struct server_conn {
-    int client; /* the client's rank */
-    struct ibv_qp *qp;
-    uint32_t psn;
-    int allowance; /* requests the client may have outstanding here */
-    int max_sge;   /* gather entries per RDMA write on its QP */
-    int sq_posted;
-    uint64_t sends_done;  /* statistics */
-    uint64_t last_served; /* srv.served when it last sent a request (least recently used) */
-    bool broken;          /* a send failed: the QP is in error, nothing more is served */
-    /* Successful updates answered later, together (struct ds_reply). */
-    uint32_t answers_due;
-    uint64_t last_due; /* the token of the last of them */
-    int credits_due;
-    bool on_due_list;
-};
 
 /* Master only, in this order at init; stop and fini at finalize. */
 void server_init(void);

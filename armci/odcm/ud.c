@@ -16,11 +16,10 @@
 #define UD_BUF_SIZE  128 /* GRH + message, rounded up */
 
 _Static_assert(UD_GRH_BYTES + sizeof(struct cm_msg) <= UD_BUF_SIZE, "UD buffer too small");
-_Static_assert(UD_SEND_BUFS <= 32, "send_free is a 32-bit mask");
 
 /*
  * At most one completion per posted work request: UD_SEND_BUFS sends
- * (send_free) and UD_RECV_BUFS receives (each reposted only after its
+ * (one per send buffer) and UD_RECV_BUFS receives (each reposted only after its
  * completion was polled). A reset of the QP (restart) posts all of them
  * again while completions of the ones before may still wait in the CQ; they
  * are polled before any completion that could cause the next reset (a CQ is
@@ -60,11 +59,6 @@ static int bring_up(struct ud_endpoint *u, const char **step)
     return modify(u->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
 }
 
-static uint32_t all_send_bufs(void)
-{
-    return UD_SEND_BUFS == 32 ? 0xffffffffu : ((1u << UD_SEND_BUFS) - 1);
-}
-
 /*
  * A failed work request may leave the QP in the error state (rxe does so
  * for a datagram longer than the receive buffer, which anybody can send);
@@ -95,7 +89,7 @@ static void restart(struct ud_endpoint *u, const struct ibv_wc *wc)
                   u->who, strerror(rc));
     /* Posted only now: the queue receives nothing before RTS, and an error before would
      * leave completions of one more generation in the CQ. */
-    u->send_free = all_send_bufs();
+    buffer_pool_release_all(&u->send);
     u->send_generation = (u->send_generation + 1) & 0x1fffffffu;
     recv_pool_reset(&u->recv);
 }
@@ -122,7 +116,7 @@ static void on_send_done(void *ctx, const struct ibv_wc *wc)
     uint64_t id = wr_id_index(wc->wr_id);
     if ((uint32_t)(id >> 32) != u->send_generation)
         return; /* posted before the QP was reset: its buffer is free already */
-    u->send_free |= 1u << (uint32_t)id;
+    buffer_pool_release(&u->send, buffer_pool_at(&u->send, (int)(uint32_t)id));
     if (wc->status != IBV_WC_SUCCESS)
         restart(u, wc); /* the protocol retransmits what was lost */
 }
@@ -138,7 +132,6 @@ void ud_create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint 
 {
     *u = (struct ud_endpoint){
         .who = who, .on_message = on_message, .ctx = ctx, .qkey = ud_job_qkey()};
-    u->send_free = all_send_bufs();
     struct ibv_qp_init_attr init = {
         .send_cq = send_ep->cq,
         .recv_cq = recv_ep->cq,
@@ -158,9 +151,8 @@ void ud_create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint 
         armci_die("ARMCI_Init", "ibv_modify_qp %s (UD channel of %s) failed: %s", step, who,
                   strerror(rc));
 
-    size_t send_bytes = (size_t)UD_SEND_BUFS * UD_BUF_SIZE;
-    u->send_bufs = xmemalign(4096, send_bytes);
-    u->send_mr = net_reg("ARMCI_Init", u->send_bufs, send_bytes, false);
+    buffer_pool_create(&u->send, "ARMCI_Init", "UD channel send buffers", UD_SEND_BUFS, UD_BUF_SIZE,
+                       false, MEM_KINDS);
     endpoint_on(send_ep, WR_TAG_UD_SEND, on_send_done, u);
     snprintf(u->recv_what, sizeof(u->recv_what), "UD channel (%s) receive buffers", who);
     recv_pool_create(&u->recv, u->recv_what, UD_RECV_BUFS, UD_BUF_SIZE, NULL, recv_ep,
@@ -181,8 +173,7 @@ void ud_destroy(struct ud_endpoint *u)
     if (ibv_destroy_qp(u->qp))
         armci_warn("ibv_destroy_qp (UD channel) failed: %s", strerror(errno));
     recv_pool_destroy(&u->recv);
-    net_dereg(u->send_mr);
-    free(u->send_bufs);
+    buffer_pool_destroy(&u->send);
     *u = (struct ud_endpoint){0};
 }
 
@@ -209,15 +200,15 @@ static struct ibv_ah *ah_for(struct ud_endpoint *u, int peer_key, const struct v
 bool ud_send(struct ud_endpoint *u, int peer_key, const struct verbs_addr *to,
              const struct cm_msg *msg)
 {
-    if (!u->send_free)
+    struct pool_buffer *b = buffer_pool_get(&u->send);
+    if (!b)
         return false;
-    int index = __builtin_ctz(u->send_free);
-    u->send_free &= ~(1u << index);
-    char *buf = u->send_bufs + (size_t)index * UD_BUF_SIZE;
-    memcpy(buf, msg, sizeof(*msg));
-    struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = sizeof(*msg), .lkey = u->send_mr->lkey};
+    memcpy(b->addr, msg, sizeof(*msg));
+    struct ibv_sge sge = {.addr = (uintptr_t)b->addr, .length = sizeof(*msg), .lkey = b->lkey};
     struct ibv_send_wr wr = {
-        .wr_id = wr_id_make((uint64_t)u->send_generation << 32 | (uint32_t)index, WR_TAG_UD_SEND),
+        /* The generation: a completion of before a reset must not free a buffer again. */
+        .wr_id =
+            wr_id_make((uint64_t)u->send_generation << 32 | (uint32_t)b->index, WR_TAG_UD_SEND),
         .sg_list = &sge,
         .num_sge = 1,
         .opcode = IBV_WR_SEND,

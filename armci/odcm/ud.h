@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "core/intmap.h"
+#include "verbs/buffer_pool.h"
 #include "verbs/device.h"
 #include "verbs/endpoint.h"
 
@@ -73,10 +74,8 @@ struct ud_endpoint {
     struct ibv_qp *qp;
     uint32_t qkey;
     struct recv_pool recv;
-    char *send_bufs;
-    struct net_mr *send_mr;
-    uint32_t send_free; /* bit i: send buffer i is free */
-    struct intmap ah;   /* peer key -> struct ibv_ah */
+    struct buffer_pool send; /* one datagram each; a buffer is free again at its completion */
+    struct intmap ah;        /* peer key -> struct ibv_ah */
     cm_msg_fn on_message;
     void *ctx;
     uint32_t send_generation; /* of the sends posted since the QP was last reset */

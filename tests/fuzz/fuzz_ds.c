@@ -33,7 +33,12 @@
 #include "core/ticket_lock.h"
 #include "core/topology.h"
 #include "core/util.h"
-#include "dataserver/server_internal.h"
+#include "core/wr_id.h"
+#include "dataserver/handlers.h"
+#include "dataserver/locks.h"
+#include "dataserver/registry.h"
+#include "dataserver/replies.h"
+#include "dataserver/sends.h"
 #include "fuzz.h"
 #include "verbs/memory.h"
 
@@ -245,13 +250,13 @@ size_t server_out_buf_size(void)
     return OUT_SIZE;
 }
 
-static struct out_buf the_out;
+static struct pool_buffer the_out;
 
-struct out_buf *server_out_buf_get(void)
+struct pool_buffer *server_out_buf_get(void)
 {
     FUZZ_CHECK(!out_busy, "a second out buffer for one request");
     out_busy = true;
-    the_out = (struct out_buf){.buf = out_region, .lkey = 0x77};
+    the_out = (struct pool_buffer){.addr = out_region, .lkey = 0x77};
     return &the_out;
 }
 
@@ -297,7 +302,8 @@ void server_post_send(struct server_conn *sc, struct ibv_send_wr *wr)
     FUZZ_CHECK(s->addr >= (uintptr_t)out_region && s->length <= OUT_SIZE &&
                    s->addr + s->length <= (uintptr_t)out_region + OUT_SIZE && s->lkey == 0x77,
                "RDMA write from outside the out buffer");
-    FUZZ_CHECK(wr_id_pointer(wr->wr_id) == &the_out && the_out.sc == sc, "out buffer not tagged");
+    FUZZ_CHECK(wr_id_pointer(wr->wr_id) == &the_out && the_out.owner == sc,
+               "out buffer not tagged");
     nwrites++;
     write_len = s->length;
 }

@@ -12,7 +12,9 @@
 
 #include "core/error.h"
 #include "core/ticket_lock.h"
-#include "dataserver/server_internal.h"
+#include "dataserver/locks.h"
+#include "dataserver/registry.h"
+#include "dataserver/replies.h"
 
 /* ---- what locks.c needs from the rest of the server ---- */
 

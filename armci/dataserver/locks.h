@@ -1,0 +1,20 @@
+/* Ticket locks held on behalf of remote clients (data server thread only). */
+#ifndef ARMCI_DATASERVER_LOCKS_H
+#define ARMCI_DATASERVER_LOCKS_H
+
+#include <stdint.h>
+
+#include "dataserver/protocol.h"
+#include "dataserver/server_conn.h"
+
+void lock_request(struct server_conn *sc, const struct ds_message *rq);
+void unlock_request(struct server_conn *sc, const struct ds_message *rq);
+/* A same-node unlock may have made a queued waiter's turn come. */
+void locks_rescan(void);
+/* A lock block is going away: its waiters get an error instead of a dangling lock. */
+void locks_forget_range(uint64_t base, uint64_t size);
+/* A connection goes away: its waiters with it (a client closes only when none is left). */
+void locks_forget_conn(const struct server_conn *sc);
+void locks_fini(void);
+
+#endif

@@ -1,0 +1,123 @@
+/* Answers and their batching (replies.h). */
+#include "dataserver/replies.h"
+
+#include <stdlib.h>
+
+#include "core/util.h"
+#include "core/wr_id.h"
+#include "dataserver/credits.h"
+#include "dataserver/protocol.h"
+#include "dataserver/sends.h"
+
+static void send_reply(struct server_conn *sc, const struct ds_reply *r)
+{
+    if (sc->broken)
+        return; /* nobody to answer: the QP is in error */
+    struct ibv_sge sge = {.addr = (uintptr_t)r, .length = sizeof(*r), .lkey = 0};
+    struct ibv_send_wr wr = {
+        .wr_id = wr_id_make((uintptr_t)sc, WR_TAG_POINTER),
+        .sg_list = &sge,
+        .num_sge = 1,
+        .opcode = IBV_WR_SEND,
+        .send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE,
+    };
+    server_reserve_sends(sc, 1);
+    server_post_send(sc, &wr);
+}
+
+/* Connections with answers waiting (sc->on_due_list). */
+static struct server_conn **due;
+static int ndue, capdue;
+
+/*
+ * Answers waiting on sc go out when this many have gathered: half the
+ * client's allowance, so that it gets credits back while the other half of
+ * its requests are still being served. An idle server sends the rest.
+ */
+static uint32_t answers_per_reply(const struct server_conn *sc)
+{
+    return sc->allowance >= 2 ? (uint32_t)sc->allowance / 2 : 1;
+}
+
+static void send_due(struct server_conn *sc)
+{
+    if (!sc->answers_due)
+        return;
+    struct ds_reply r = {.token = sc->last_due,
+                         .status = DS_OK,
+                         .credits = sc->credits_due,
+                         .answers = sc->answers_due};
+    sc->answers_due = 0;
+    sc->credits_due = 0;
+    send_reply(sc, &r);
+}
+
+void server_answer(struct server_conn *sc, uint64_t token, int status, int64_t value, bool may_wait)
+{
+    sc->credits_due += credits_to_return(sc);
+    sc->answers_due++;
+    sc->last_due = token;
+    if (may_wait && sc->answers_due < answers_per_reply(sc)) {
+        if (!sc->on_due_list) {
+            if (ndue == capdue) {
+                capdue = capdue ? 2 * capdue : 16;
+                due = xrealloc(due, sizeof(*due) * (size_t)capdue);
+            }
+            due[ndue++] = sc;
+            sc->on_due_list = true;
+        }
+        return;
+    }
+    struct ds_reply r = {.token = token,
+                         .value = value,
+                         .status = status,
+                         .credits = sc->credits_due,
+                         .answers = sc->answers_due};
+    sc->answers_due = 0;
+    sc->credits_due = 0;
+    send_reply(sc, &r);
+}
+
+void server_answer_lock(struct server_conn *sc, uint64_t token, int status, bool queued)
+{
+    struct ds_reply r = {.token = token,
+                         .status = status,
+                         .credits = queued ? 0 : credits_to_return(sc),
+                         .answers = 0};
+    send_reply(sc, &r);
+}
+
+void server_lock_queued(struct server_conn *sc, uint64_t token)
+{
+    struct ds_reply r = {
+        .token = token, .status = DS_QUEUED, .credits = credits_to_return(sc), .answers = 0};
+    send_reply(sc, &r);
+}
+
+void replies_forget_conn(const struct server_conn *sc)
+{
+    if (!sc->on_due_list)
+        return;
+    for (int i = 0; i < ndue; i++) {
+        if (due[i] == sc) {
+            due[i] = due[--ndue];
+            return;
+        }
+    }
+}
+
+void server_answers_flush(void)
+{
+    for (int i = 0; i < ndue; i++) {
+        due[i]->on_due_list = false;
+        send_due(due[i]);
+    }
+    ndue = 0;
+}
+
+void replies_fini(void)
+{
+    free(due);
+    due = NULL;
+    ndue = capdue = 0;
+}

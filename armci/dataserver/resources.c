@@ -1,0 +1,63 @@
+/* The data server's verbs resources (resources.h). */
+#include "dataserver/resources.h"
+
+#include "core/config.h"
+#include "core/memstat.h"
+#include "core/wr_id.h"
+#include "dataserver/protocol.h"
+#include "odcm/cm_server.h"
+#include "verbs/device.h"
+#include "verbs/qp_pool.h"
+
+#define OUT_BUFS 16
+
+struct server_resources ds_res;
+
+int server_sq_depth(void)
+{
+    return 2 * cfg.server_credits + 8;
+}
+
+struct rc_qp_caps server_qp_caps(void)
+{
+    return (struct rc_qp_caps){.max_send_wr = server_sq_depth(),
+                               .max_inline = sizeof(struct ds_reply)};
+}
+
+int server_send_budget(void)
+{
+    return 2 * cfg.server_bufs + 64;
+}
+
+void resources_create(completion_fn on_request)
+{
+    int nbufs = cfg.server_bufs;
+    endpoint_create(&ds_res.requests, "data server requests",
+                    nbufs + cm_server_recv_cq_entries() + 16, true);
+    endpoint_create(&ds_res.sends, "data server sends",
+                    server_send_budget() + cm_server_send_cq_entries(), false);
+    recv_pool_create(&ds_res.bufs, "data server request buffers", nbufs,
+                     sizeof(struct ds_message) + cfg.server_buf_size, vdev.pd, &ds_res.requests,
+                     WR_TAG_RECV, on_request, NULL);
+    buffer_pool_create(&ds_res.out, "ARMCI_Init", "data server out buffers", OUT_BUFS,
+                       cfg.bounce_size, false, MEM_BUF_SERVER);
+}
+
+void resources_create_qp_pool(void)
+{
+    if (cfg.connect != CFG_CONNECT_ONDEMAND || cfg.qp_pool <= 0)
+        return;
+    struct rc_qp_caps caps = server_qp_caps();
+    ds_res.qp_pool = qp_pool_create("data server", ds_res.sends.cq, ds_res.requests.cq,
+                                    ds_res.bufs.srq, &caps, cfg.qp_pool, 1);
+}
+
+void resources_destroy(void)
+{
+    qp_pool_destroy(ds_res.qp_pool);
+    recv_pool_destroy(&ds_res.bufs);
+    endpoint_destroy(&ds_res.requests);
+    endpoint_destroy(&ds_res.sends);
+    buffer_pool_destroy(&ds_res.out);
+    ds_res = (struct server_resources){0};
+}

@@ -1,0 +1,38 @@
+/*
+ * The data server's verbs resources, made at init and gone at finalize:
+ * its two completion queues, the shared receive queue every client's QP
+ * receives requests into, the registered buffers packed gets are gathered
+ * into, and (on-demand mode) QPs made ahead of first contacts.
+ */
+#ifndef ARMCI_DATASERVER_RESOURCES_H
+#define ARMCI_DATASERVER_RESOURCES_H
+
+#include "verbs/buffer_pool.h"
+#include "verbs/endpoint.h"
+#include "verbs/rc_qp.h"
+
+struct server_resources {
+    struct endpoint requests; /* receive CQ with a channel to sleep on: requests and UD */
+    struct endpoint sends;    /* send CQ, drained without blocking: replies, RDMA, UD */
+    struct recv_pool bufs;    /* the SRQ of every server QP: request header + payload each */
+    struct buffer_pool out;   /* packed gets and vector gets are gathered here, then written */
+    struct qp_pool *qp_pool;  /* on-demand mode: QPs made ahead for first contacts; or NULL */
+};
+
+extern struct server_resources ds_res;
+
+/* Send-queue entries of one server QP: every request gets one reply, a packed get one RDMA
+ * write more. */
+int server_sq_depth(void);
+struct rc_qp_caps server_qp_caps(void);
+
+/* Sends posted at most at once over all connections (the send CQ's room). */
+int server_send_budget(void);
+
+/* The CQs, the request buffers (received requests go to on_request) and the out buffers. */
+void resources_create(completion_fn on_request);
+/* QPs made ahead (after the connection manager has its resources). */
+void resources_create_qp_pool(void);
+void resources_destroy(void);
+
+#endif

@@ -1,0 +1,25 @@
+/* The server side of one client's connection (data server thread only). */
+#ifndef ARMCI_DATASERVER_SERVER_CONN_H
+#define ARMCI_DATASERVER_SERVER_CONN_H
+
+#include <infiniband/verbs.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct server_conn {
+    int client; /* the client's rank */
+    struct ibv_qp *qp;
+    uint32_t psn;
+    int allowance; /* requests the client may have outstanding here (credits.c) */
+    int max_sge;   /* gather entries per RDMA write on its QP */
+    int sq_posted;
+    uint64_t last_served; /* the loop's request count when it last sent one (least recently used) */
+    bool broken;          /* a send failed: the QP is in error, nothing more is served */
+    /* Successful updates answered later, together (struct ds_reply; replies.c). */
+    uint32_t answers_due;
+    uint64_t last_due; /* the token of the last of them */
+    int credits_due;
+    bool on_due_list;
+};
+
+#endif

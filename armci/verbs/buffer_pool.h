@@ -1,0 +1,78 @@
+/*
+ * A registered send-buffer pool: one memory region, registered once, cut
+ * into `count` buffers of `size` bytes, with a free list. An endpoint that
+ * sends from registered memory of its own uses one: the data server's out
+ * buffers (dataserver/resources.c), the UD channel's datagrams (odcm/ud.c);
+ * the client's bounce buffers are to move onto it as below.
+ *
+ * Ownership is explicit: a buffer belongs to the pool while free, to the
+ * caller of buffer_pool_get until it calls buffer_pool_release (typically
+ * from the send completion). Nobody waits here: get returns NULL when every
+ * buffer is taken, and the owner of the pool decides what to do (poll its
+ * send CQ and try again, or let a retransmission timer retry later).
+ *
+ * For the client (bounce buffers, transport/client.c): create the pool at
+ * setup with count = cfg.bounce_count, size = cfg.bounce_size, remote = true
+ * (the server RDMA-writes packed gets into a bounce buffer, so its rkey goes
+ * on the wire) and MEM_BUF_BOUNCE; struct bounce becomes struct pool_buffer
+ * (buf -> addr; lkey, rkey as they are), bounce_free -> buffer_pool_release,
+ * ep.bounces_free -> pool.free. The waiting stays in the transport:
+ *     while (!(b = buffer_pool_get(&pool))) progress();
+ * and the send completion that retires a buffer releases it.
+ *
+ * Not thread safe: each pool is used by one thread (or under its owner's lock).
+ */
+#ifndef ARMCI_VERBS_BUFFER_POOL_H
+#define ARMCI_VERBS_BUFFER_POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/memstat.h"
+
+/* One buffer of a pool. addr, lkey, rkey and index stay fixed for the pool's life. */
+struct pool_buffer {
+    void *addr;
+    uint32_t lkey;
+    uint32_t rkey; /* meaningful when the pool was created with remote = true */
+    int index;     /* 0 .. count-1: buffer_pool_at(pool, index) == this */
+    void *owner;   /* free for the holder's use while it holds the buffer (e.g. its connection) */
+    struct pool_buffer *next_free; /* the pool's, while the buffer is free */
+};
+
+struct buffer_pool {
+    const char *what; /* names the pool in error messages */
+    char *region;
+    struct net_mr *mr;
+    size_t size; /* of each buffer */
+    int count;
+    int free; /* buffers on the free list */
+    struct pool_buffer *all;
+    struct pool_buffer *free_list;
+    enum mem_kind kind; /* where memstat counts it; MEM_KINDS: not counted */
+};
+
+/*
+ * Allocates and registers count buffers of size bytes (remote: peers may
+ * also read and write them, for an RDMA target). `call` is the ARMCI call
+ * named if ibv_reg_mr fails (the job dies, as for every registration).
+ */
+void buffer_pool_create(struct buffer_pool *p, const char *call, const char *what, int count,
+                        size_t size, bool remote, enum mem_kind kind);
+/* Deregisters and frees everything; buffers still held are gone too. A zeroed pool is fine. */
+void buffer_pool_destroy(struct buffer_pool *p);
+
+/* A free buffer, now the caller's; NULL when none is free. */
+struct pool_buffer *buffer_pool_get(struct buffer_pool *p);
+/* Gives b (taken from p) back. */
+void buffer_pool_release(struct buffer_pool *p, struct pool_buffer *b);
+/* Every buffer is free again (the QP they were posted on was reset: nothing is in flight). */
+void buffer_pool_release_all(struct buffer_pool *p);
+
+static inline struct pool_buffer *buffer_pool_at(struct buffer_pool *p, int index)
+{
+    return &p->all[index];
+}
+
+#endif

@@ -54,7 +54,7 @@ static bool reached(uint64_t a, uint64_t b)
     return (int64_t)(a - b) >= 0;
 }
 
-static uint64_t load(const volatile uint64_t *p)
+static uint64_t load_counter(const volatile uint64_t *p)
 {
     return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
 }
@@ -65,7 +65,7 @@ static void wait_for(const volatile uint64_t *p, uint64_t number, int node)
 {
     double nap_after = 0;
     long nap_ns = 20000;
-    for (unsigned spins = 0; !reached(load(p), number); spins++) {
+    for (unsigned spins = 0; !reached(load_counter(p), number); spins++) {
         if (spins < 128) {
             cpu_relax();
             continue;

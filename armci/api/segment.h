@@ -11,8 +11,8 @@
  * of its block otherwise. RDMA and data-server requests use the address of
  * the block in the data server's mapping ("server address").
  */
-#ifndef ARMCI_SEGMENT_H
-#define ARMCI_SEGMENT_H
+#ifndef ARMCI_API_SEGMENT_H
+#define ARMCI_API_SEGMENT_H
 
 #include <mpi.h>
 #include <stdbool.h>

@@ -10,8 +10,8 @@
  * different sizes need where each starts (node_first); only ranks of a
  * host that are not consecutive (round-robin placement) need per-rank arrays.
  */
-#ifndef ARMCI_TOPOLOGY_H
-#define ARMCI_TOPOLOGY_H
+#ifndef ARMCI_CORE_TOPOLOGY_H
+#define ARMCI_CORE_TOPOLOGY_H
 
 #include <mpi.h>
 #include <stdbool.h>

@@ -25,6 +25,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "armci.h"
+#include "api/profiling.h"
+#include "api/sync.h"
 #include "core/config.h"
 #include "core/error.h"
 #include "core/fault.h"
@@ -184,3 +187,12 @@ void barrier_run(void)
         internode(number);
     __atomic_store_n(&node_shm->barrier_release.value, number, __ATOMIC_RELEASE);
 }
+
+/* Everything this process issued is complete before anyone leaves the barrier. */
+void PARMCI_Barrier(void)
+{
+    rt_require_init("ARMCI_Barrier");
+    sync_all_fence();
+    barrier_run();
+}
+PROFILED(Barrier)

@@ -25,6 +25,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "armci.h"
+#include "api/profiling.h"
+#include "api/sync.h"
 #include "core/config.h"
 #include "core/error.h"
 #include "core/fault.h"
@@ -54,7 +57,7 @@ static bool reached(uint64_t a, uint64_t b)
     return (int64_t)(a - b) >= 0;
 }
 
-static uint64_t load(const volatile uint64_t *p)
+static uint64_t load_counter(const volatile uint64_t *p)
 {
     return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
 }
@@ -65,7 +68,7 @@ static void wait_for(const volatile uint64_t *p, uint64_t number, int node)
 {
     double nap_after = 0;
     long nap_ns = 20000;
-    for (unsigned spins = 0; !reached(load(p), number); spins++) {
+    for (unsigned spins = 0; !reached(load_counter(p), number); spins++) {
         if (spins < 128) {
             cpu_relax();
             continue;
@@ -184,3 +187,12 @@ void barrier_run(void)
         internode(number);
     __atomic_store_n(&node_shm->barrier_release.value, number, __ATOMIC_RELEASE);
 }
+
+/* Everything this process issued is complete before anyone leaves the barrier. */
+void PARMCI_Barrier(void)
+{
+    rt_require_init("ARMCI_Barrier");
+    sync_all_fence();
+    barrier_run();
+}
+PROFILED(Barrier)

@@ -3,8 +3,8 @@
  * shared-memory flags within a node, RDMA recursive doubling between node
  * masters; ARMCI_BARRIER=mpi selects MPI_Barrier instead.
  */
-#ifndef ARMCI_BARRIER_H
-#define ARMCI_BARRIER_H
+#ifndef ARMCI_API_BARRIER_H
+#define ARMCI_API_BARRIER_H
 
 void barrier_init(void);
 void barrier_fini(void);

@@ -1,6 +1,6 @@
 /* Process groups (ARMCI_Group holds an MPI communicator and rank maps). */
-#ifndef ARMCI_GROUPS_H
-#define ARMCI_GROUPS_H
+#ifndef ARMCI_API_GROUPS_H
+#define ARMCI_API_GROUPS_H
 
 #include <stdbool.h>
 

@@ -19,7 +19,7 @@ static uint64_t lock_seg;
 static void *my_locks;
 static int my_count = -1; /* -1: no mutexes exist */
 
-static uint64_t load(const uint64_t *p)
+static uint64_t load_serving(const uint64_t *p)
 {
     return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
@@ -28,7 +28,7 @@ static uint64_t load(const uint64_t *p)
 static void ticket_lock_acquire(struct ticket_lock *lock)
 {
     uint64_t ticket = __atomic_fetch_add(&lock->next, 1, __ATOMIC_ACQ_REL);
-    for (unsigned spins = 0; load(&lock->serving) != ticket; spins++) {
+    for (unsigned spins = 0; load_serving(&lock->serving) != ticket; spins++) {
         if (spins < 256) {
             cpu_relax();
         } else if (spins < 512) {

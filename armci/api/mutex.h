@@ -6,8 +6,8 @@
  * the same atomics. A data server queues remote waiters and counts them in
  * `remote_waiters`, so a same-node unlock knows it must wake the server.
  */
-#ifndef ARMCI_MUTEX_H
-#define ARMCI_MUTEX_H
+#ifndef ARMCI_API_MUTEX_H
+#define ARMCI_API_MUTEX_H
 
 #include <stdint.h>
 

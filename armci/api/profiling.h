@@ -3,8 +3,8 @@
  * implementation PARMCI_X, so a profiling library can define ARMCI_X and
  * forward to PARMCI_X.
  */
-#ifndef ARMCI_PROFILING_H
-#define ARMCI_PROFILING_H
+#ifndef ARMCI_API_PROFILING_H
+#define ARMCI_API_PROFILING_H
 
 #define ARMCI_PRAGMA_(x)   _Pragma(#x)
 #define PROFILED(name)     ARMCI_PRAGMA_(weak ARMCI_##name = PARMCI_##name)

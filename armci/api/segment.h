@@ -11,8 +11,8 @@
  * of its block otherwise. RDMA and data-server requests use the address of
  * the block in the data server's mapping ("server address").
  */
-#ifndef ARMCI_SEGMENT_H
-#define ARMCI_SEGMENT_H
+#ifndef ARMCI_API_SEGMENT_H
+#define ARMCI_API_SEGMENT_H
 
 #include <mpi.h>
 #include <stdbool.h>
@@ -33,7 +33,7 @@ struct seg_node {
 
 /*
  * What is per member (each block's address and size, its place in its
- * node's object) is in the block index (segment.c), one compact record per
+ * node's object) is in the block index (segment_table.c), one compact record per
  * block; a segment itself holds only what is per node, and my own block.
  */
 struct segment {

@@ -1,13 +1,12 @@
 /*
- * Completion and synchronisation: Fence/AllFence, Barrier, and the
- * non-blocking handle calls. Same-node operations complete at once, so
- * only inter-node traffic is ever waited for.
+ * Completion: Fence/AllFence and the non-blocking handle calls (ARMCI_Barrier,
+ * a fence then a barrier, is barrier.c's). Same-node operations complete at
+ * once, so only inter-node traffic is ever waited for.
  */
 #include "api/sync.h"
 #include "core/mutant.h"
 
 #include "armci.h"
-#include "api/barrier.h"
 #include "core/error.h"
 #include "verbs/memory.h"
 #include "api/profiling.h"
@@ -43,14 +42,6 @@ void PARMCI_AllFence(void)
     sync_all_fence();
 }
 PROFILED(AllFence)
-
-void PARMCI_Barrier(void)
-{
-    rt_require_init("ARMCI_Barrier");
-    sync_all_fence();
-    barrier_run();
-}
-PROFILED(Barrier)
 
 int PARMCI_Wait(armci_hdl_t *hdl)
 {

@@ -2,8 +2,8 @@
  * Accumulate kernels: dst[i] += scale * src[i] for the six ARMCI types.
  * Used for same-node accumulates and by the data server for other nodes.
  */
-#ifndef ARMCI_ACC_H
-#define ARMCI_ACC_H
+#ifndef ARMCI_CORE_ACC_H
+#define ARMCI_CORE_ACC_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,8 +4,8 @@
  * whether ranks must agree, help. docs/ENVIRONMENT.md is checked against
  * the table (test env-doc); armci-info -c prints the effective values.
  */
-#ifndef ARMCI_CONFIG_H
-#define ARMCI_CONFIG_H
+#ifndef ARMCI_CORE_CONFIG_H
+#define ARMCI_CORE_CONFIG_H
 
 #include <mpi.h>
 #include <stdbool.h>

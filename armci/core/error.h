@@ -2,8 +2,8 @@
  * Fatal errors and argument checks. Every message names the ARMCI call and,
  * for bad arguments, the argument, then the whole job is aborted.
  */
-#ifndef ARMCI_ERROR_H
-#define ARMCI_ERROR_H
+#ifndef ARMCI_CORE_ERROR_H
+#define ARMCI_CORE_ERROR_H
 
 #include <stdbool.h>
 #include <stddef.h>

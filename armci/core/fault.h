@@ -7,8 +7,8 @@
  * -Dfault_injection=false has every point a constant false, compiled away.
  * The bits are listed in docs/ENVIRONMENT.md (ARMCI_TEST_HOOKS).
  */
-#ifndef ARMCI_FAULT_H
-#define ARMCI_FAULT_H
+#ifndef ARMCI_CORE_FAULT_H
+#define ARMCI_CORE_FAULT_H
 
 #include <stdbool.h>
 

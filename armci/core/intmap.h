@@ -3,8 +3,8 @@
  * Grows with its contents, so tables keyed by rank or QP number cost
  * memory in proportion to what is really in them, not to the job size.
  */
-#ifndef ARMCI_INTMAP_H
-#define ARMCI_INTMAP_H
+#ifndef ARMCI_CORE_INTMAP_H
+#define ARMCI_CORE_INTMAP_H
 
 #include <stdbool.h>
 #include <stddef.h>

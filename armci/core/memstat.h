@@ -6,8 +6,8 @@
  * counted apart from the rest. Thread safe (the data server thread reports
  * too); a kind's peak is its high-water mark since ARMCI_Init.
  */
-#ifndef ARMCI_MEMSTAT_H
-#define ARMCI_MEMSTAT_H
+#ifndef ARMCI_CORE_MEMSTAT_H
+#define ARMCI_CORE_MEMSTAT_H
 
 #include <stddef.h>
 

@@ -4,8 +4,8 @@
  * the intra-node barrier. One cache line per entry so that processes
  * spinning on their own flag do not share lines.
  */
-#ifndef ARMCI_NODE_SHARED_H
-#define ARMCI_NODE_SHARED_H
+#ifndef ARMCI_CORE_NODE_SHARED_H
+#define ARMCI_CORE_NODE_SHARED_H
 
 #include <pthread.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
  * Process-wide runtime state: who we are in the job and whether ARMCI is up.
  * Owned by init.c; everything else reads it.
  */
-#ifndef ARMCI_RUNTIME_H
-#define ARMCI_RUNTIME_H
+#ifndef ARMCI_CORE_RUNTIME_H
+#define ARMCI_CORE_RUNTIME_H
 
 #include <mpi.h>
 #include <stdbool.h>

@@ -3,8 +3,8 @@
  * unlinked as soon as every process has mapped them, so nothing is left in
  * /dev/shm even if the job is killed.
  */
-#ifndef ARMCI_SHM_H
-#define ARMCI_SHM_H
+#ifndef ARMCI_CORE_SHM_H
+#define ARMCI_CORE_SHM_H
 
 #include <mpi.h>
 #include <stddef.h>

@@ -13,8 +13,8 @@
  * Without MPI_THREAD_MULTIPLE, rt_lock and rt_unlock are one predictable
  * branch each and nothing else changes.
  */
-#ifndef ARMCI_THREADS_H
-#define ARMCI_THREADS_H
+#ifndef ARMCI_CORE_THREADS_H
+#define ARMCI_CORE_THREADS_H
 
 #include <stdbool.h>
 

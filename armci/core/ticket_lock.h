@@ -3,8 +3,8 @@
  * by the API (same-node lockers), the data server (lockers on other nodes)
  * and the transport (message sizes). See api/mutex.c.
  */
-#ifndef ARMCI_TICKET_LOCK_H
-#define ARMCI_TICKET_LOCK_H
+#ifndef ARMCI_CORE_TICKET_LOCK_H
+#define ARMCI_CORE_TICKET_LOCK_H
 
 #include <stdint.h>
 

@@ -10,8 +10,8 @@
  * different sizes need where each starts (node_first); only ranks of a
  * host that are not consecutive (round-robin placement) need per-rank arrays.
  */
-#ifndef ARMCI_TOPOLOGY_H
-#define ARMCI_TOPOLOGY_H
+#ifndef ARMCI_CORE_TOPOLOGY_H
+#define ARMCI_CORE_TOPOLOGY_H
 
 #include <mpi.h>
 #include <stdbool.h>
@@ -27,9 +27,9 @@ struct topology {
     int block;       /* > 0: node of rank r is r / block; 0: the tables below */
     int *node_first; /* [num_nodes + 1] start of each node in node_ranks (or in ranks) */
     /* Only when some node's ranks are not consecutive (NULL otherwise): */
-    int *node_of;         /* [nprocs] node of each rank */
-    int *local_of;        /* [nprocs] index of each rank within its node */
-    int *node_ranks;      /* [nprocs] ranks grouped by node, ascending within a node */
+    int *node_of;    /* [nprocs] node of each rank */
+    int *local_of;   /* [nprocs] index of each rank within its node */
+    int *node_ranks; /* [nprocs] ranks grouped by node, ascending within a node */
     /* [num_nodes] host name of each node when nodes are hosts (NULL for virtual nodes:
      * they all share this host), for messages that must name a node a user can find. */
     char (*host_names)[TOPO_HOST_CHARS];

@@ -1,6 +1,6 @@
 /* Small helpers shared by every module: checked allocation, alignment, time. */
-#ifndef ARMCI_UTIL_H
-#define ARMCI_UTIL_H
+#ifndef ARMCI_CORE_UTIL_H
+#define ARMCI_CORE_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * with a tag in the low three bits saying what it indexes. One scheme for
  * every CQ, so a CQ can be shared by several users.
  */
-#ifndef ARMCI_WR_ID_H
-#define ARMCI_WR_ID_H
+#ifndef ARMCI_CORE_WR_ID_H
+#define ARMCI_CORE_WR_ID_H
 
 #include <stdbool.h>
 #include <stdint.h>

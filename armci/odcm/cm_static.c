@@ -4,14 +4,16 @@
  * PSNs travel over MPI in two all-to-alls: clients to the node masters,
  * then the masters' answers back. Memory and time grow with the job.
  */
+#include "odcm/cm_static.h"
+
 #include <stdlib.h>
 
 #include "core/config.h"
 #include "core/runtime.h"
 #include "core/topology.h"
 #include "core/util.h"
-#include "odcm/cm_internal.h"
 #include "odcm/cm_server.h"
+#include "odcm/conn_table.h"
 
 struct static_record {
     struct verbs_addr addr;
@@ -30,10 +32,10 @@ void cm_static_connect_all(void)
     for (int node = 0; node < topo.num_nodes; node++) {
         if (node == topo.my_node)
             continue;
-        struct conn *c = conn_create(node);
+        struct conn *c = client_conn_create(node);
         c->state = CONN_CONNECTING;
         c->setup_begin = begin;
-        cm_table_insert(c);
+        conn_table_insert(c);
         int master = topo_node_master(node);
         out[master] = (struct static_record){verbs_my_addr(c->qp->qp_num, c->psn), {0, 0}, 1};
     }
@@ -57,9 +59,9 @@ void cm_static_connect_all(void)
         if (node == topo.my_node)
             continue;
         const struct static_record *r = &in[topo_node_master(node)];
-        struct conn *c = cm_conn_if_exists(node);
-        conn_establish(c, &r->addr, r->terms);
-        conn_ready(c);
+        struct conn *c = conn_table_find(node);
+        client_conn_establish(c, &r->addr, r->terms);
+        client_conn_ready(c);
     }
     free(out);
     free(in);

@@ -9,7 +9,6 @@
 #include "core/runtime.h"
 #include "core/topology.h"
 #include "core/util.h"
-#include "odcm/cm_server.h"
 
 /* What each process publishes (only for the all-gather). */
 struct dir_entry {
@@ -30,10 +29,10 @@ static uint16_t *rank_lid;      /* [nprocs] when processes of a node differ in L
 static uint8_t (*rank_gid)[16]; /* [nprocs] when they differ in GID; else NULL */
 static long held;
 
-void directory_publish(struct verbs_addr client_ud)
+void directory_publish(struct verbs_addr client_ud, uint32_t server_ud_qpn)
 {
     int n = rt.nprocs, nodes = topo.num_nodes;
-    struct dir_entry mine = {client_ud, topo_is_master() ? cm_server_ud_qpn() : 0, 0};
+    struct dir_entry mine = {client_ud, server_ud_qpn, 0};
     struct dir_entry *all = xmalloc(sizeof(*all) * (size_t)n);
     MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, rt.comm);
 

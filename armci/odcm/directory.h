@@ -13,8 +13,9 @@
 
 #include "verbs/device.h"
 
-/* Collective: publishes my client UD address (and my server's, if I am a master). */
-void directory_publish(struct verbs_addr client_ud);
+/* Collective: publishes my client UD address and, if I am a master, my data server's UD QP
+ * number (0 otherwise). */
+void directory_publish(struct verbs_addr client_ud, uint32_t server_ud_qpn);
 void directory_fini(void);
 
 struct verbs_addr directory_server(int node);

@@ -15,7 +15,7 @@
  *   client: create QP, INIT -> REQ(my QP) ... REP -> RTR, RTS
  *   server: REQ -> create QP, INIT, RTR, RTS -> REP(its QP)
  *
- * Closing (ARMCI_MAX_CONNECTIONS, cm.c): the client sends DISC for an idle
+ * Closing (ARMCI_MAX_CONNECTIONS; cm.c decides which and when): the client sends DISC for an idle
  * connection and destroys its QP when the server answers DISC_ACK; the
  * connection is CLOSING meanwhile (nobody issues on it) and is opened anew,
  * with a newer attempt number, when it is needed again. A server at its cap
@@ -42,7 +42,8 @@
 #include "core/runtime.h"
 #include "core/topology.h"
 #include "core/util.h"
-#include "odcm/cm_internal.h"
+#include "odcm/cm_server.h"
+#include "odcm/conn_table.h"
 #include "odcm/directory.h"
 #include "odcm/report.h"
 #include "odcm/ud.h"
@@ -74,9 +75,9 @@ static void finish_if_ready(struct conn *c);
 void ondemand_init(void)
 {
     ud_create(&cud, cm_env.cq, cm_env.cq, "client", on_server_datagram, NULL);
-    directory_publish(ud_addr(&cud));
+    directory_publish(ud_addr(&cud), topo_is_master() ? cm_server_ud_qpn() : 0);
     if (cfg.protocol == CFG_PROTOCOL_OVERLAP) {
-        struct rc_qp_caps caps = conn_caps();
+        struct rc_qp_caps caps = client_conn_caps();
         pool = qp_pool_create("client", cm_env.cq->cq, cm_env.cq->cq, cm_env.srq, &caps,
                               cfg.qp_pool, POOL_THREADS);
     }
@@ -126,7 +127,7 @@ static bool take_pooled_qp(struct conn *c, bool asked)
     struct ibv_qp *qp = asked ? qp_pool_take_asked(pool, &granted) : qp_pool_take(pool, &granted);
     if (!qp)
         return false;
-    conn_adopt_qp(c, qp, &granted);
+    client_conn_adopt_qp(c, qp, &granted);
     send_to_server(c, CM_RTU, true);
     return true;
 }
@@ -187,7 +188,7 @@ struct conn *ondemand_start(int node)
             awaiting_qp++;
         }
     } else {
-        conn_create_qp(c);
+        client_conn_create_qp(c);
         send_to_server(c, CM_REQ, true);
     }
     return c;
@@ -201,7 +202,7 @@ struct conn *ondemand_start(int node)
 static void establish(struct conn *c)
 {
     if (!pool || nconnecting < 2) {
-        conn_establish(c, &c->server_addr, c->server_terms);
+        client_conn_establish(c, &c->server_addr, c->server_terms);
         finish_if_ready(c); /* the server may have said it is ready already */
         return;
     }
@@ -222,7 +223,7 @@ static void closed(struct conn *c)
 {
     unwatch(c);
     asks_pending -= c->close_asked;
-    cm_conn_closed(c);
+    conn_table_remove_closed(c);
 }
 
 static void finish_if_ready(struct conn *c)
@@ -231,7 +232,7 @@ static void finish_if_ready(struct conn *c)
     bool ready = c->established && (cfg.protocol == CFG_PROTOCOL_SERIAL || c->server_ready);
     if (!ready || c->state == CONN_READY)
         return;
-    conn_ready(c);
+    client_conn_ready(c);
     report_setup_done(c);
     if (c->retries == 0) {
         double t = c->setup_end - c->setup_begin;
@@ -295,7 +296,7 @@ static void on_server_datagram(void *ctx, const struct ud_sender *from, const st
         ud_refuse(&cud, from, "not sent by the data server it names");
         return;
     }
-    struct conn *c = cm_conn_if_exists(m->node);
+    struct conn *c = conn_table_find(m->node);
     if (about_closing(m)) {
         on_closing(c, m);
         return;
@@ -344,7 +345,7 @@ static int collect_established(void)
         establishing--;
         collected++;
         c->establishing = false;
-        conn_set_terms(c, c->server_terms);
+        client_conn_set_terms(c, c->server_terms);
         finish_if_ready(c);
     }
     return collected;
@@ -352,9 +353,6 @@ static int collect_established(void)
 
 int ondemand_progress(void)
 {
-    if (asks_pending)
-        cm_close_if_asked();
-    cm_shrink_to_cap();
     if (!nconnecting)
         return 0;
     int events = 0;
@@ -395,6 +393,11 @@ double ondemand_next_deadline(void)
     for (int i = 0; i < nconnecting; i++)
         soonest = MIN(soonest, connecting[i]->next_retry - now);
     return soonest < 0 ? 0 : soonest;
+}
+
+int ondemand_close_asks(void)
+{
+    return asks_pending;
 }
 
 long ondemand_refused(void)

@@ -11,12 +11,16 @@ void ondemand_init(void);
 void ondemand_fini(void);
 /* Starts connecting to node; the returned connection becomes READY later. */
 struct conn *ondemand_start(int node);
-/* Closes c (idle): DISC until the server answers, then c is destroyed (cm_conn_closed). */
+/* Closes c (idle): DISC until the server answers, then c is destroyed
+ * (conn_table_remove_closed). */
 void ondemand_close(struct conn *c);
 /* Drives setup: returns how many connections moved on without a completion of the caller's
  * (a QP made or moved to RTS in the background), so a waiter does not go to sleep on them. */
 int ondemand_progress(void);
 double ondemand_next_deadline(void);
+/* Connections their server asked us to close that are not closed yet (cm.c closes them once
+ * idle). */
+int ondemand_close_asks(void);
 /* Datagrams the client UD channel refused. */
 long ondemand_refused(void);
 /* A descriptor to sleep on while connections wait for their QPs (-1: none). */

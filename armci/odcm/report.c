@@ -140,9 +140,8 @@ struct cap_report {
 };
 
 /* Collective over the job. */
-static struct cap_report reduce_cap(void)
+static struct cap_report reduce_cap(struct cm_stats cs)
 {
-    struct cm_stats cs = cm_stats();
     struct cm_server_stats ss = topo_is_master() ? cm_server_stats() : (struct cm_server_stats){0};
     long sums[4] = {cs.closed, cs.reopened, cs.over_cap, ss.asked}, peaks[2] = {cs.peak, ss.peak};
     long sum_out[4], peak_out[2];
@@ -178,7 +177,7 @@ static void print_cap_fields(const struct cap_report *r)
             r->over_cap);
 }
 
-void report_connections(const struct intmap *conns)
+void report_connections(const struct intmap *conns, struct cm_stats cap_stats)
 {
     long c2s = (long)conns->count;
     long s2c = topo_is_master() ? cm_server_conn_count() : 0;
@@ -207,7 +206,7 @@ void report_connections(const struct intmap *conns)
     MPI_Reduce(&setup_sum, &ssum, 1, MPI_DOUBLE, MPI_SUM, 0, rt.comm);
 
     struct memory_report rtmem = reduce_memory();
-    struct cap_report cap = reduce_cap();
+    struct cap_report cap = reduce_cap(cap_stats);
 
     /* Servers: only masters have one. */
     struct reduced rs2c = {0, 0, 0};

@@ -25,7 +25,8 @@ void report_setup_done(const struct conn *c);
 void report_retransmission(void);
 long report_retransmission_count(void);
 
-/* Collective over the job: gathers the statistics and prints the report on rank 0. */
-void report_connections(const struct intmap *conns);
+/* Collective over the job: gathers the statistics of the connections this process holds
+ * (node -> struct conn) and of its cap, and prints the report on rank 0. */
+void report_connections(const struct intmap *conns, struct cm_stats cap_stats);
 
 #endif

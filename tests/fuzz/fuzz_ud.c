@@ -39,8 +39,8 @@
 #include "core/topology.h"
 #include "core/util.h"
 #include "fuzz.h"
-#include "odcm/cm_internal.h"
 #include "odcm/cm_server.h"
+#include "odcm/conn_table.h"
 #include "odcm/directory.h"
 #include "odcm/ondemand.h"
 #include "odcm/report.h"
@@ -135,8 +135,9 @@ struct verbs_addr directory_server(int node)
     return a;
 }
 
-void directory_publish(struct verbs_addr client_ud)
+void directory_publish(struct verbs_addr client_ud, uint32_t server_ud_qpn)
 {
+    (void)server_ud_qpn;
     FUZZ_CHECK(client_ud.qpn == FUZZ_UD_CLIENT_QPN(ME), "published a foreign address");
 }
 
@@ -312,12 +313,12 @@ static struct conn *conns[NNODES];
 static struct ibv_qp fake_qps[NNODES];
 static bool established[NNODES];
 
-struct conn *cm_conn_if_exists(int node)
+struct conn *conn_table_find(int node)
 {
     return node >= 0 && node < NNODES ? conns[node] : NULL;
 }
 
-void cm_conn_closed(struct conn *c)
+void conn_table_remove_closed(struct conn *c)
 {
     struct verbs_addr from = directory_server(c->node);
     FUZZ_CHECK(conns[c->node] == c && c->state == CONN_CLOSING, "node %d closed twice", c->node);
@@ -329,7 +330,8 @@ void cm_conn_closed(struct conn *c)
     free(c);
 }
 
-void cm_close_if_asked(void)
+/* What cm.c does before ondemand_progress: close one connection its server asked to close. */
+static void close_if_asked(void)
 {
     for (int n = 0; n < NNODES; n++) {
         if (conns[n] && conns[n]->close_asked && conns[n]->state == CONN_READY) {
@@ -337,11 +339,6 @@ void cm_close_if_asked(void)
             return;
         }
     }
-}
-
-void cm_shrink_to_cap(void)
-{
-    /* No cap in the harness: it closes when asked to, as above. */
 }
 
 /* The client's QP pool: ready every other time, so that the harness also walks the wait. */
@@ -414,12 +411,12 @@ int qp_pool_fd(const struct qp_pool *p)
     return -1;
 }
 
-struct rc_qp_caps conn_caps(void)
+struct rc_qp_caps client_conn_caps(void)
 {
     return (struct rc_qp_caps){.max_send_wr = 64, .max_inline = 128};
 }
 
-void conn_adopt_qp(struct conn *c, struct ibv_qp *qp, const struct rc_qp_caps *granted)
+void client_conn_adopt_qp(struct conn *c, struct ibv_qp *qp, const struct rc_qp_caps *granted)
 {
     FUZZ_CHECK(!c->qp && qp, "a second QP for node %d", c->node);
     c->qp = qp;
@@ -427,7 +424,7 @@ void conn_adopt_qp(struct conn *c, struct ibv_qp *qp, const struct rc_qp_caps *g
     c->sq_depth = granted->max_send_wr;
 }
 
-void conn_create_qp(struct conn *c)
+void client_conn_create_qp(struct conn *c)
 {
     FUZZ_CHECK(c->node >= 0 && c->node < NNODES && c->node != topo.my_node && !c->qp,
                "a QP for node %d", c->node);
@@ -436,7 +433,7 @@ void conn_create_qp(struct conn *c)
     c->psn = 0x789;
 }
 
-void conn_establish(struct conn *c, const struct verbs_addr *server, struct cm_terms terms)
+void client_conn_establish(struct conn *c, const struct verbs_addr *server, struct cm_terms terms)
 {
     int credits = terms.credits;
     struct verbs_addr from = directory_server(c->node);
@@ -457,7 +454,7 @@ void conn_establish(struct conn *c, const struct verbs_addr *server, struct cm_t
         printf("  client: node %d established\n", c->node);
 }
 
-void conn_set_terms(struct conn *c, struct cm_terms terms)
+void client_conn_set_terms(struct conn *c, struct cm_terms terms)
 {
     FUZZ_CHECK(conns[c->node] == c && c->qp && !established[c->node],
                "node %d's connection established twice", c->node);
@@ -468,7 +465,7 @@ void conn_set_terms(struct conn *c, struct cm_terms terms)
     c->credits = terms.credits;
 }
 
-void conn_ready(struct conn *c)
+void client_conn_ready(struct conn *c)
 {
     FUZZ_CHECK(established[c->node] && c->state == CONN_CONNECTING, "node %d ready too early",
                c->node);
@@ -610,6 +607,8 @@ static void expire_timers(void)
     for (int n = 0; n < NNODES; n++)
         if (conns[n] && conns[n]->state != CONN_READY)
             conns[n]->next_retry = 0;
+    if (ondemand_close_asks()) /* no cap in the harness: it closes when asked to */
+        close_if_asked();
     (void)ondemand_progress();
 }
 

@@ -3,8 +3,8 @@
  * in another process): map and register a shared-memory object so that
  * other nodes can reach it. Implemented in dataserver/.
  */
-#ifndef ARMCI_SERVER_LINK_H
-#define ARMCI_SERVER_LINK_H
+#ifndef ARMCI_DATASERVER_LINK_H
+#define ARMCI_DATASERVER_LINK_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,6 +1,7 @@
 /*
  * The transport's side of a connection (conn_queue.h): its state (c->io),
- * pinning, and the operations that wait for it to become ready.
+ * pinning, the operations that wait for it to become ready, and
+ * transfer_start, which waits for it or queues on it.
  */
 #include "transport/conn_queue.h"
 
@@ -11,12 +12,13 @@
 #include "core/config.h"
 #include "core/memstat.h"
 #include "core/mutant.h"
+#include "core/threads.h"
 #include "core/util.h"
 #include "odcm/cm.h"
-#include "transport/client.h"
 #include "transport/progress.h"
 #include "transport/send_queue.h"
 #include "transport/transfer.h"
+#include "transport/work.h"
 
 /* A transfer queued on a connection being set up: a deep copy of what it describes. */
 struct pending_op {
@@ -91,10 +93,7 @@ static bool queue_if_connecting(struct conn *c, const struct transfer *x, struct
         c->io->queue_head = op;
     c->io->queue_tail = op;
     c->io->queued++;
-    /* Counted now, so fences and waits see it. */
-    c->io->outstanding++;
-    ep.outstanding++;
-    handle_op_started(req);
+    works_hold(c, req); /* counted now, so fences and waits see it */
     return true;
 }
 
@@ -115,10 +114,7 @@ static void drain(struct conn *c)
             c->io->queue_tail = NULL;
         c->io->queued--;
         transfer_issue(c, &op->x, op->req, false);
-        /* The real operations count themselves; drop the placeholder. */
-        c->io->outstanding--;
-        ep.outstanding--;
-        handle_op_done(op->req);
+        works_unhold(c, op->req); /* the real operations count themselves */
         pending_free(op);
     }
     c->io->draining = false;
@@ -233,4 +229,18 @@ struct conn *conn_for_transfer(int node, const struct transfer *x, struct handle
         return conn_wait_ready(c);
     conn_unpin(c);
     return NULL;
+}
+
+void transfer_start(const struct transfer *x, struct handle *req, bool blocking)
+{
+    if (x->locals && x->n == 0)
+        return;
+    rt_lock();
+    const struct target *t = x->locals ? &x->remotes[0] : &x->remote;
+    struct conn *c = conn_for_transfer(t->node, x, req, blocking);
+    if (c) {
+        transfer_issue(c, x, req, blocking);
+        conn_unpin(c);
+    }
+    rt_unlock();
 }

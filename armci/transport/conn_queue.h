@@ -1,5 +1,6 @@
 /*
- * Connections, transport side: what the transport keeps about each one
+ * Where a put, get or accumulate enters the transport (transfer_start),
+ * and connections, transport side: what the transport keeps about each one
  * (struct conn_io, given to the connection manager's struct conn when it
  * enters the table), pinning a connection while we issue on it, and the
  * queue of operations issued while it is being set up (non-blocking
@@ -36,6 +37,13 @@ struct conn *conn_wait_ready(struct conn *c);
  */
 struct conn *conn_for_transfer(int node, const struct transfer *x, struct handle *req,
                                bool blocking);
+
+/*
+ * Starts x, counted in req. Blocking: returns when the local buffer may be
+ * reused (a get: when the data is there). Non-blocking towards a node
+ * being connected: queued in issue order, descriptors copied.
+ */
+void transfer_start(const struct transfer *x, struct handle *req, bool blocking);
 
 /* Posts the operations queued on connections that became ready (progress engine). */
 void conns_drain_ready(void);

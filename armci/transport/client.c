@@ -2,8 +2,7 @@
 #include "transport/client.h"
 
 #include "odcm/cm.h"
-#include "transport/bounce.h"
-#include "transport/conn_queue.h"
+#include "transport/entry.h"
 #include "transport/progress.h"
 #include "transport/replies.h"
 #include "transport/route.h"
@@ -16,7 +15,7 @@ void client_init(void)
     route_init(vdev.provider);
     /* The layers below the progress engine wait through it; it posts what waited for a
      * connection through the connection queue, above it. */
-    sq_set_wait(progress_wait);
+    sq_init(progress_wait);
     progress_init(conns_drain_ready);
     bounce_pool_init();
 }

@@ -1,13 +1,17 @@
 /*
  * The client side of the inter-node data path (one per process): sets up
  * and tears down its parts, and tells the connection manager what it needs
- * from them. The parts, bottom up:
- *   handle.c, bounce.c, work.c   handles, bounce buffers, works and reply tokens
- *   send_queue.c                 room, signaling, posting RDMA chains and requests
- *   replies.c, liveness.c        answering messages from replies; probes of quiet nodes
- *   progress.c                   the progress engine (owns the client CQ)
- *   rdma_path.c, server_path.c, vector_path.c, pieces.c, route.c   the paths
- *   transfer.c, conn_queue.c, remote.c   where operations enter, the connection wait queue
+ * from them. The parts, bottom up (each calls only parts above it here):
+ *   handle.c                  the handles operations count in
+ *   work.c                    works in flight, their bounce buffers, reply tokens
+ *   send_queue.c              room, signaling, budgets, posting (RDMA chains, post_request)
+ *   replies.c, liveness.c     answering messages from replies; probes of quiet nodes
+ *   progress.c                the progress engine (owns the client CQ)
+ *   pieces.c, route.c         cutting boxes into pieces; the choice of path
+ *   rdma_path.c, server_path.c, vector_path.c   the paths
+ *   transfer.c                which path a transfer takes
+ *   entry.c, remote.c         where operations enter; the connection wait queue
+ *   client.c                  setup, and the connection manager's callbacks
  *
  * Limits that keep every queue from overflowing:
  *   - per connection: at most sq_depth send WRs posted (ARMCI_SEND_WQES),
@@ -15,7 +19,7 @@
  *     shared CQ never overruns (send_queue.h);
  *   - per connection: at most `credits` data-server messages outstanding (the
  *     server returns credits with replies), and per process at most
- *     REPLY_BUFS (one posted reply buffer each: replies.h).
+ *     REPLY_BUFS (one posted reply buffer each: send_queue.h, replies.h).
  */
 #ifndef ARMCI_TRANSPORT_CLIENT_H
 #define ARMCI_TRANSPORT_CLIENT_H

@@ -7,7 +7,7 @@
 #include "core/threads.h"
 #include "transport/progress.h"
 #include "transport/send_queue.h"
-#include "transport/conn_queue.h"
+#include "transport/entry.h"
 
 /* The payload, copied behind the header. */
 struct raw_payload {

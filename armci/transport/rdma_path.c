@@ -120,5 +120,10 @@ void rdma_transfer(struct conn *c, const struct transfer *x, struct handle *req,
             handle_wait(&done);
         return;
     }
+    if (put && contiguous && extent <= cfg.bounce_size) {
+        /* One piece: nothing to walk. */
+        post_write_copy(c, x->local, extent, x->remote.server_addr, x->remote.rkey, req);
+        return;
+    }
     rdma_bounced(c, x, req);
 }

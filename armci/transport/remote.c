@@ -1,8 +1,7 @@
 /*
- * Every remote_* entry point (remote.h, strided_remote.h, vector_remote.h):
- * puts, gets and accumulates as transfers handed to transfer_start
- * (conn_queue.c), and the requests without a data payload: Rmw and locks at
- * the target node's data server, and fences.
+ * The remote_* entry points without a data payload (remote.h): Rmw and
+ * locks at the target node's data server, and fences. Puts, gets and
+ * accumulates enter in entry.c.
  */
 #include "transport/remote.h"
 
@@ -18,16 +17,12 @@
 #include "core/ticket_lock.h"
 #include "verbs/memory.h"
 #include "odcm/cm.h"
-#include "transport/conn_queue.h"
+#include "transport/entry.h"
 #include "transport/progress.h"
-#include "transport/strided_remote.h"
-#include "transport/transfer.h"
-#include "transport/vector_remote.h"
 #include "core/runtime.h"
 #include "core/threads.h"
 #include "core/topology.h"
 #include "core/util.h"
-#include "transport/replies.h"
 #include "transport/send_queue.h"
 #include "transport/work.h"
 
@@ -127,95 +122,4 @@ void remote_fence_all(void)
         free(nodes);
     }
     rt_unlock();
-}
-
-/* ---- data: the shapes the API layer hands over, as transfers ---- */
-
-void remote_put(const struct target *t, const void *src, size_t bytes, struct handle *req,
-                bool blocking)
-{
-    int count[1] = {(int)bytes};
-    struct transfer x = {
-        .op = TRANSFER_PUT, .local = (char *)src, .remote = *t, .d = {0, count, NULL, NULL}};
-    transfer_start(&x, req, blocking);
-}
-
-void remote_get(const struct target *t, void *dst, size_t bytes, struct handle *req, bool blocking)
-{
-    int count[1] = {(int)bytes};
-    struct transfer x = {
-        .op = TRANSFER_GET, .local = dst, .remote = *t, .d = {0, count, NULL, NULL}};
-#if ARMCI_MUTANT_IS(get_wrong_offset)
-    x.remote.server_addr += bytes > 8 ? 8 : 0;
-    count[0] -= bytes > 8 ? 8 : 0;
-#endif
-    transfer_start(&x, req, blocking);
-}
-
-void remote_acc(const struct target *t, int datatype, const void *scale, const void *src,
-                size_t bytes, struct handle *req, bool blocking)
-{
-    int count[1] = {(int)bytes};
-    struct transfer x = {.op = TRANSFER_ACC,
-                         .datatype = datatype,
-                         .scale = scale,
-                         .local = (char *)src,
-                         .remote = *t,
-                         .d = {0, count, NULL, NULL}};
-    transfer_start(&x, req, blocking);
-}
-
-void strided_remote_put(const struct target *t, const struct stride_desc *d, const char *src,
-                        struct handle *req, bool blocking)
-{
-    struct transfer x = {.op = TRANSFER_PUT, .local = (char *)src, .remote = *t, .d = *d};
-    transfer_start(&x, req, blocking);
-}
-
-void strided_remote_get(const struct target *t, const struct stride_desc *d, char *dst,
-                        struct handle *req, bool blocking)
-{
-    struct transfer x = {.op = TRANSFER_GET, .local = dst, .remote = *t, .d = *d};
-    transfer_start(&x, req, blocking);
-}
-
-void strided_remote_acc(const struct target *t, const struct stride_desc *d, int datatype,
-                        const void *scale, const char *src, struct handle *req, bool blocking)
-{
-    struct transfer x = {.op = TRANSFER_ACC,
-                         .datatype = datatype,
-                         .scale = scale,
-                         .local = (char *)src,
-                         .remote = *t,
-                         .d = *d};
-    transfer_start(&x, req, blocking);
-}
-
-void vector_remote_put(const struct target *ts, void *const *local, int n, size_t bytes,
-                       struct handle *req, bool blocking)
-{
-    struct transfer x = {
-        .op = TRANSFER_PUT, .n = n, .bytes = bytes, .locals = local, .remotes = ts};
-    transfer_start(&x, req, blocking);
-}
-
-void vector_remote_get(const struct target *ts, void *const *local, int n, size_t bytes,
-                       struct handle *req, bool blocking)
-{
-    struct transfer x = {
-        .op = TRANSFER_GET, .n = n, .bytes = bytes, .locals = local, .remotes = ts};
-    transfer_start(&x, req, blocking);
-}
-
-void vector_remote_acc(const struct target *ts, void *const *local, int n, size_t bytes,
-                       int datatype, const void *scale, struct handle *req, bool blocking)
-{
-    struct transfer x = {.op = TRANSFER_ACC,
-                         .datatype = datatype,
-                         .scale = scale,
-                         .n = n,
-                         .bytes = bytes,
-                         .locals = local,
-                         .remotes = ts};
-    transfer_start(&x, req, blocking);
 }

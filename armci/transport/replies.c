@@ -7,17 +7,14 @@
 #include "dataserver/protocol.h"
 #include "odcm/cm.h"
 #include "transport/conn_io.h"
+#include "transport/send_queue.h"
 #include "transport/work.h"
 #include "verbs/device.h"
 #include "verbs/endpoint.h"
 
 #define REPLY_BUF_SIZE 64
-/* Lock requests of one process waiting for their grant at once (lock_request_take). */
-#define MAX_LOCK_REQUESTS (REPLY_BUFS / 4)
 
 static struct recv_pool replies; /* one buffer per reply outstanding */
-static int reply_slots;          /* free reply buffers = messages that may still be sent */
-static int lock_requests;        /* lock requests not granted yet (each may hold a slot long) */
 
 static const char *status_name(int status)
 {
@@ -36,7 +33,7 @@ static const char *status_name(int status)
 /* One message answered: its value or status where it wanted them, then its completion. */
 static void answered(struct work *f, int status, int64_t value)
 {
-    reply_slots++;
+    reply_slot_return();
     /* A rejection is the caller's bug, unless the caller asked for the status itself. */
     if (status != DS_OK && !f->status)
         armci_die(NULL, "the data server of node %d rejected a %s: %s", f->conn->node, f->what,
@@ -51,17 +48,17 @@ static void answered(struct work *f, int status, int64_t value)
 
 /*
  * A lock request is answered once (granted or refused at once) or twice (queued, then granted or
- * refused): it reserved a reply slot for each of the two answers (lock_request_take).
+ * refused): it reserved a reply slot for each of the two answers (reserve_lock_request).
  */
 static void lock_answered(struct work *f, int status)
 {
     if (status == DS_QUEUED) {
         f->lock_queued = true;
-        reply_slots++;
+        reply_slot_return();
         return;
     }
     if (!f->lock_queued)
-        reply_slots++; /* the slot of a queued notice that did not come */
+        reply_slot_return(); /* the slot of a queued notice that did not come */
     answered(answer_lock(f), status, 0);
 }
 
@@ -110,39 +107,14 @@ void replies_init(struct endpoint *cq)
 {
     recv_pool_create(&replies, "client reply buffers", REPLY_BUFS, REPLY_BUF_SIZE, vdev.pd, cq,
                      WR_TAG_RECV, on_reply, NULL);
-    reply_slots = REPLY_BUFS;
-    lock_requests = 0;
 }
 
 void replies_fini(void)
 {
     recv_pool_destroy(&replies);
-    reply_slots = 0;
 }
 
 struct ibv_srq *replies_srq(void)
 {
     return replies.srq;
-}
-
-bool reply_slot_take(void)
-{
-    if (reply_slots <= 0)
-        return false;
-    reply_slots--;
-    return true;
-}
-
-bool lock_request_take(void)
-{
-    if (reply_slots <= 0 || lock_requests >= MAX_LOCK_REQUESTS)
-        return false;
-    reply_slots--;
-    lock_requests++;
-    return true;
-}
-
-void lock_granted(void)
-{
-    lock_requests--;
 }

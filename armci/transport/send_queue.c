@@ -16,8 +16,6 @@
 #include "core/topology.h"
 #include "core/wr_id.h"
 #include "odcm/cm.h"
-#include "transport/bounce.h"
-#include "transport/replies.h"
 #include "transport/conn_io.h"
 #include "transport/work.h"
 #include "verbs/rc_qp.h"
@@ -28,12 +26,21 @@ static int ndirty, capdirty;
 
 /* Signaled requests in flight over all connections (at most SQ_SEND_BUDGET). */
 static int signaled;
+/* Reply buffers not promised to a message yet (REPLY_BUFS at first): messages that may still
+ * be sent. A lock request takes two (a waiting lock is answered twice). */
+static int reply_slots;
+/* Lock requests of this process not granted yet (at most MAX_LOCK_REQUESTS). */
+static int lock_requests;
+#define MAX_LOCK_REQUESTS (REPLY_BUFS / 4)
 
 static void (*wait_progress)(void);
 
-void sq_set_wait(void (*wait)(void))
+void sq_init(void (*wait)(void))
 {
     wait_progress = wait;
+    signaled = 0;
+    reply_slots = REPLY_BUFS;
+    lock_requests = 0;
 }
 
 static int signal_every(const struct conn *c)
@@ -273,16 +280,29 @@ struct bounce *bounce_wait(void)
 
 void reserve_lock_request(void)
 {
-    while (!lock_request_take())
+    while (reply_slots <= 0 || lock_requests >= MAX_LOCK_REQUESTS)
         wait_progress();
+    reply_slots--;
+    lock_requests++;
+}
+
+void lock_granted(void)
+{
+    lock_requests--;
+}
+
+void reply_slot_return(void)
+{
+    reply_slots++;
 }
 
 /* A message credit on c and a reply slot (waits for both). */
 static void reserve_message(struct conn *c)
 {
-    while (c->credits <= 0 || !reply_slot_take())
+    while (c->credits <= 0 || reply_slots <= 0)
         wait_progress();
     c->credits--;
+    reply_slots--;
 }
 
 void rdma_batch_flush(struct rdma_batch *b)
@@ -322,6 +342,19 @@ void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op,
     if (i > 0)
         b->wr[i - 1].next = &b->wr[i];
     w->what = op == IBV_WR_RDMA_WRITE ? "RDMA write" : "RDMA read";
+}
+
+void post_write_copy(struct conn *c, const void *src, size_t len, uint64_t raddr, uint32_t rkey,
+                     struct handle *req)
+{
+    struct bounce *b = bounce_wait();
+    memcpy(b->buf, src, len);
+    struct work *w = work_new(WORK_WRITE, c, req);
+    w->bounce = b; /* freed when the write completes */
+    struct rdma_batch batch;
+    rdma_batch_init(&batch);
+    rdma_batch_add(&batch, c, IBV_WR_RDMA_WRITE, b->buf, b->lkey, len, raddr, rkey, w, true, true);
+    rdma_batch_flush(&batch);
 }
 
 /* The header of r in the message buffer: as described, with what post_request fills in. */
@@ -368,14 +401,9 @@ struct work *post_request(struct conn *c, const struct request *r)
     reserve_message(c);
     struct bounce *b = bounce_wait();
     struct bounce *data = r->reply_to_bounce ? bounce_wait() : NULL;
-    struct ds_message *msg = write_header(c, r, b);
-    if (data) {
-        msg->reply_addr = (uintptr_t)data->buf;
-        msg->reply_rkey = data->rkey;
-    }
-    if (r->fill)
-        r->fill(msg + 1, r->fill_ctx);
     struct work *w = work_new(WORK_MESSAGE, c, r->req);
+    /* Every request but a lock's is answered in order (dataserver/protocol.h). */
+    uint64_t token = work_await_reply(w, r->msg.op != DS_LOCK);
     w->result = r->result;
     w->status = r->status;
     w->data = data;
@@ -388,8 +416,14 @@ struct work *post_request(struct conn *c, const struct request *r)
         w->sent = r->sent;
         handle_op_started(r->sent);
     }
-    /* Every request but a lock's is answered in order (dataserver/protocol.h). */
-    msg->token = work_await_reply(w, msg->op != DS_LOCK);
+    struct ds_message *msg = write_header(c, r, b);
+    msg->token = token;
+    if (data) {
+        msg->reply_addr = (uintptr_t)data->buf;
+        msg->reply_rkey = data->rkey;
+    }
+    if (r->fill)
+        r->fill(msg + 1, r->fill_ctx);
     if (r->ngather)
         post_send(c, b, sizeof(*msg), r->gather, r->ngather, w);
     else

@@ -37,6 +37,8 @@ struct bounce;
 
 /* Every process can have this many signaled send WRs in flight over all its connections. */
 #define SQ_SEND_BUDGET 1024
+/* Replies that can be outstanding over all connections (one receive buffer each: replies.h). */
+#define REPLY_BUFS 256
 
 /* What one signaled completion retires: requests, and lazy works before it. */
 struct sq_retire {
@@ -81,18 +83,27 @@ void sq_flush_all(void);
 void sq_forget(struct conn *c);
 
 /*
- * How to wait for room, a credit or a bounce buffer: the progress engine's
- * progress_wait, which sits above this file (it retires what is posted
- * here), given by client_init.
+ * Sets the budgets to full. `wait` is how to wait for room, a credit, a
+ * reply slot or a bounce buffer: the progress engine's progress_wait,
+ * which sits above this file (it retires what is posted here).
  */
-void sq_set_wait(void (*wait)(void));
+void sq_init(void (*wait)(void));
 
 /* A free bounce buffer: waits (making progress) for one. */
 struct bounce *bounce_wait(void);
 
-/* Before a lock request's post_request: its second reply slot (replies.h
- * lock_request_take), waiting for it. Undone by lock_granted. */
+/*
+ * Before a lock request's post_request: reserves the second reply slot a
+ * lock request needs (a waiting lock is answered twice:
+ * dataserver/protocol.h), and waits while too many lock requests of this
+ * process wait already. A waiting lock holds a reply slot until its grant:
+ * the bound keeps most slots for the holders' unlocks and the rest of the
+ * traffic. Undone by lock_granted.
+ */
 void reserve_lock_request(void);
+void lock_granted(void);
+/* An answer came: its reply slot is free again (replies.c). */
+void reply_slot_return(void);
 
 /*
  * A chain of RDMA work requests to one connection, posted with a single
@@ -121,6 +132,11 @@ void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op,
                     uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey, struct work *w,
                     bool last, bool wanted);
 void rdma_batch_flush(struct rdma_batch *b);
+
+/* A write of len bytes (at most one bounce buffer) to raddr, copied from src into a bounce
+ * buffer first (src is free at return), counted in req until it completes. */
+void post_write_copy(struct conn *c, const void *src, size_t len, uint64_t raddr, uint32_t rkey,
+                     struct handle *req);
 
 /*
  * One request to the data server of c's node, as the caller describes it;

@@ -1,6 +1,6 @@
 /*
  * Which path a transfer on a ready connection takes (transfer.h). It
- * arrives from transfer_start (conn_queue.c), directly or from the queue
+ * arrives from transfer_start (entry.c), directly or from the queue
  * of a connection that was being set up. issue_box looks up the facts the
  * choice needs (the connection's gather limits, whether the local memory
  * is registered) and follows plan_box, the cost model of route.h:

@@ -3,7 +3,7 @@
  * (struct transfer), and transfer_issue, which takes it on a ready
  * connection along the path route.h chooses: the RDMA path, the
  * data-server path or vectors. It enters the transport through
- * transfer_start (conn_queue.h), which calls transfer_issue directly, or
+ * transfer_start (entry.h), which calls transfer_issue directly, or
  * through the connection's queue while the connection is being set up.
  */
 #ifndef ARMCI_TRANSPORT_TRANSFER_H

@@ -1,10 +1,9 @@
 /*
- * Work in flight: one posted verbs work request, or a chain of them (and,
- * for a data-server message, its reply). A work is counted in its handle
- * and in its connection until it completes, and fences wait for it. A
- * message awaiting its reply is named by a token: a slot index and that
- * slot's generation, never an address, so a reply with a token we did not
- * hand out, an old one, or one arriving on another connection's QP is
+ * Work in flight and the bounce buffers it holds: one posted verbs work
+ * request, or a chain of them (and, for a data-server message, its reply). A work is counted in its
+ * handle and in its connection until it completes, and fences wait for it. A message awaiting its
+ * reply is named by a token: a slot index and that slot's generation, never an address, so a reply
+ * with a token we did not hand out, an old one, or one arriving on another connection's QP is
  * dropped instead of being followed as a pointer.
  */
 #ifndef ARMCI_TRANSPORT_WORK_H
@@ -13,10 +12,29 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "transport/bounce.h"
 #include "transport/handle.h"
 
 struct conn;
+
+/*
+ * The client's bounce buffers: cfg.bounce_count registered buffers of
+ * cfg.bounce_size bytes, for data copied on its way out (packed puts,
+ * request messages) or on its way in (packed gets). Taking one never waits
+ * here: send_queue.h's bounce_wait makes progress until one is free.
+ */
+struct bounce {
+    void *buf;
+    uint32_t lkey;
+    uint32_t rkey; /* the data server RDMA-writes packed get data straight into one */
+    struct bounce *next;
+};
+
+void bounce_pool_init(void);
+void bounce_pool_fini(void);
+
+/* A free buffer, or NULL when all are in use. */
+struct bounce *bounce_try_get(void);
+void bounce_free(struct bounce *b);
 
 enum work_kind { WORK_WRITE, WORK_READ, WORK_MESSAGE };
 

@@ -1,6 +1,8 @@
 /*
- * Where a put, get or accumulate enters the transport (transfer_start),
- * and connections, transport side: what the transport keeps about each one
+ * Where a put, get or accumulate enters the transport: the remote_* data
+ * entry points (remote.h, strided_remote.h, vector_remote.h) are defined in
+ * entry.c and start transfers with transfer_start. And connections,
+ * transport side: what the transport keeps about each one
  * (struct conn_io, given to the connection manager's struct conn when it
  * enters the table), pinning a connection while we issue on it, and the
  * queue of operations issued while it is being set up (non-blocking
@@ -9,8 +11,8 @@
  * The connection manager calls back here (cm_client_env): on_insert,
  * on_ready, on_destroy, busy, waits_for_lock.
  */
-#ifndef ARMCI_TRANSPORT_CONN_QUEUE_H
-#define ARMCI_TRANSPORT_CONN_QUEUE_H
+#ifndef ARMCI_TRANSPORT_ENTRY_H
+#define ARMCI_TRANSPORT_ENTRY_H
 
 #include <stdbool.h>
 

@@ -148,7 +148,7 @@ def message_rate(out):
             x, y = series(t, "outstanding", "ops_per_s", impl=impl, layout=layout, op=op)
             if x:
                 ax.plot(x, y, **style)
-        log2_x(ax, lambda v, _p: "%d" % v, [1 << k for k in range(7)])
+        log2_x(ax, lambda v, _p: "%d" % v, [1 << k for k in range(9)])
         log_y(ax)
         ax.set_title(label + ", 8 B")
         ax.set_xlabel("operations outstanding (window of handles)")

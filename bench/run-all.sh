@@ -42,7 +42,7 @@ echo "== contiguous put/get/acc: same node and across virtual nodes"
     fi
 } >"$out/rma.csv"
 
-echo "== message rate: 8 B non-blocking put/get/acc, 1 to 64 outstanding"
+echo "== message rate: 8 B non-blocking put/get/acc, 1 to 256 outstanding; PutV/AccV of 1024 x 8 B; Rmw"
 {
     ARMCI_NODE_SIZE=1 $pair 2 "$build/bench/bench_rate" odcm
     ARMCI_NODE_SIZE=0 $pair 2 "$build/bench/bench_rate" odcm | tail -n +2

@@ -33,6 +33,21 @@ def rate_summary(out):
             print("rate %s %s 8 B %s: %s ops/s by outstanding; %d outstanding / 1: %.2f"
                   % (impl, layout, op, " ".join("%d:%.0f" % (w, v) for w, v in sel), sel[-1][0],
                      sel[-1][1] / one))
+        # Vectors of 1024 x 8 B against one contiguous transfer of the same 8 KiB.
+        for vec, contig in (("putv-1024x8", "put-8k"), ("accv-1024x8", "acc-8k")):
+            v = pick(t, impl=impl, layout=layout, op=vec)
+            c = pick(t, impl=impl, layout=layout, op=contig)
+            if v and c:
+                print("rate %s %s %s: %.1f us a call, %.0f pieces/s; / %s: %.2f"
+                      % (impl, layout, vec, num(v, "usec_per_op"), 1024 * num(v, "ops_per_s"),
+                         contig, num(v, "ops_per_s") / num(c, "ops_per_s")))
+        get1 = pick(t, impl=impl, layout=layout, op="get", outstanding=1)
+        for rmw in ("rmw-fadd-long", "rmw-fadd-int", "rmw-swap-long"):
+            r = pick(t, impl=impl, layout=layout, op=rmw)
+            if r and get1:
+                print("rate %s %s %s: %.2f us, %.0f ops/s; / 8 B get latency: %.2f"
+                      % (impl, layout, rmw, num(r, "usec_per_op"), num(r, "ops_per_s"),
+                         num(r, "usec_per_op") / num(get1, "usec_per_op")))
 
 
 def threads_summary(out):

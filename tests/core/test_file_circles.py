@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""No dependency circle of more than 3 files in armci/ (README, "Code map").
+
+File A depends on file B when A's object uses a function or variable that B's
+object defines (read with nm from the library's objects, so what is counted
+is what the linker sees, not what the headers say). A circle is a set of
+files each of which reaches every other through such uses (a strongly
+connected component). Small circles of two or three files that share one job
+are allowed; larger ones mean a layer calls up into the one above it.
+Prints every circle with the symbols that tie it, and fails on one too large.
+
+Usage: test_file_circles.py MAX_FILES ARCHIVE...
+"""
+import subprocess
+import sys
+from collections import defaultdict
+
+FOLDERS = ("api", "core", "dataserver", "odcm", "strided", "transport", "verbs")
+
+
+def source_of(member):
+    """core_config.c.o -> armci/core/config.c (meson's object names)."""
+    name = member.removesuffix(".o")
+    folder, _, rest = name.partition("_")
+    if folder in FOLDERS and rest:
+        return f"armci/{folder}/{rest}"
+    return f"armci/{name}"
+
+
+def symbols(archives):
+    defined, used = {}, defaultdict(set)
+    out = subprocess.run(["nm", "-A", *archives], check=True, capture_output=True, text=True)
+    for line in out.stdout.splitlines():
+        where, _, rest = line.rpartition(":")
+        fields = rest.split()
+        if len(fields) < 2:
+            continue
+        member = where.rsplit(":", 1)[-1].rsplit("/", 1)[-1]
+        kind, sym = fields[-2], fields[-1]
+        src = source_of(member)
+        if kind == "U":
+            used[src].add(sym)
+        elif kind in "TDBRVWC":  # global definitions only: static ones cannot be shared
+            defined[sym] = src
+    return defined, used
+
+
+def circles(edges, nodes):
+    """Strongly connected components (Tarjan), as sorted lists of files."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(nodes):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main(argv):
+    limit, archives = int(argv[0]), argv[1:]
+    defined, used = symbols(archives)
+    ties = defaultdict(set)
+    for src, syms in used.items():
+        for s in syms:
+            dst = defined.get(s)
+            if dst and dst != src:
+                ties[(src, dst)].add(s)
+    edges = defaultdict(set)
+    for src, dst in ties:
+        edges[src].add(dst)
+    nodes = set(used) | set(defined.values())
+    found = circles(edges, nodes)
+    too_large = [c for c in found if len(c) > limit]
+    for c in sorted(found, key=len, reverse=True):
+        mark = "TOO LARGE" if len(c) > limit else "allowed"
+        print(f"circle of {len(c)} files ({mark}):")
+        for src in c:
+            for dst in c:
+                if (src, dst) in ties:
+                    print(f"  {src} -> {dst}: {', '.join(sorted(ties[(src, dst)]))}")
+    print(f"{len(nodes)} files, {len(found)} circles, {len(too_large)} larger than {limit} files")
+    return 1 if too_large else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

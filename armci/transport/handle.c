@@ -1,3 +1,4 @@
+/* The implicit handles of the process and its threads (handle.h). */
 #include "transport/handle.h"
 
 #include <pthread.h>

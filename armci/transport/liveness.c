@@ -1,3 +1,4 @@
+/* Probing the nodes a quiet waiter waits on (liveness.h). */
 #include "transport/liveness.h"
 
 #include <stdlib.h>

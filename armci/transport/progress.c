@@ -1,9 +1,10 @@
 /*
  * The client progress engine: owns the client CQ and drains it (send
- * completions and server replies: replies.c, send_queue.c), runs connection setup,
- * and, when nothing is ready,
- * blocks on the CQ's completion channel instead of spinning, so waiting
- * processes leave the cores to the ones doing work.
+ * completions: send_queue.c; server replies: replies.c), runs connection
+ * setup, posts what waited for a connection that became ready (a hook of
+ * entry.c), and, when nothing is ready, blocks on the CQ's completion
+ * channel instead of spinning, so waiting processes leave the cores to the
+ * ones doing work.
  */
 #include <poll.h>
 #include <sched.h>

@@ -1,4 +1,4 @@
-/* Data-server replies: the reply buffers, reply slots, and answering messages (replies.h). */
+/* Data-server replies: the reply buffers, and answering the messages a reply names (replies.h). */
 #include "transport/replies.h"
 
 #include "core/error.h"

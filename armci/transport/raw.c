@@ -31,16 +31,16 @@ int remote_raw_message(const struct target *t, const struct ds_message *proto, c
     int64_t result = 0;
     int32_t status = 0;
     struct raw_payload p = {payload, payload_len};
-    struct request r = {.msg = *proto,
-                        .t = t,
-                        .verbatim = true,
-                        .payload = payload_len,
-                        .fill = fill_raw,
-                        .fill_ctx = &p,
-                        .req = &done,
-                        .result = &result,
-                        .status = &status,
-                        .what = "raw request"};
+    struct request_desc r = {.msg = *proto,
+                             .t = t,
+                             .verbatim = true,
+                             .payload = payload_len,
+                             .fill = fill_raw,
+                             .fill_ctx = &p,
+                             .req = &done,
+                             .result = &result,
+                             .status = &status,
+                             .what = "raw request"};
     post_request(c, &r);
     handle_wait(&done);
     conn_unpin(c);

@@ -39,7 +39,7 @@ static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t 
     /* A lock's grant may wait for another thread's unlock: no fence waits for it, and a cap
      * on connections gives way to that unlock (cm.c). While it waits it holds no credit of c
      * (the server's DS_QUEUED answer returns it), only a reply slot for the grant. */
-    struct request r = {
+    struct request_desc r = {
         .msg = {.op = (uint8_t)op, .len = len, .rmw_op = (uint8_t)rmw_op, .value = value},
         .t = t,
         .req = &done,
@@ -75,10 +75,10 @@ void remote_unlock(const struct target *t)
     /* Writes issued before on this connection land first (RC order); no need to wait. */
     rt_lock();
     struct conn *c = conn_get(t->node);
-    struct request r = {.msg = {.op = DS_UNLOCK, .len = sizeof(struct ticket_lock)},
-                        .t = t,
-                        .req = handle_implicit(),
-                        .what = "unlock"};
+    struct request_desc r = {.msg = {.op = DS_UNLOCK, .len = sizeof(struct ticket_lock)},
+                             .t = t,
+                             .req = handle_implicit(),
+                             .what = "unlock"};
     post_request(c, &r);
     conn_unpin(c);
     rt_unlock();

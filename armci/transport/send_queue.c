@@ -358,7 +358,8 @@ void post_write_copy(struct conn *c, const void *src, size_t len, uint64_t raddr
 }
 
 /* The header of r in the message buffer: as described, with what post_request fills in. */
-static struct ds_message *write_header(struct conn *c, const struct request *r, struct bounce *b)
+static struct ds_message *write_header(struct conn *c, const struct request_desc *r,
+                                       struct bounce *b)
 {
     struct ds_message *msg = b->buf;
     *msg = r->msg;
@@ -396,7 +397,7 @@ static void post_send(struct conn *c, struct bounce *b, size_t len, const struct
     sq_post(c, &wr, w->what);
 }
 
-struct work *post_request(struct conn *c, const struct request *r)
+struct work *post_request(struct conn *c, const struct request_desc *r)
 {
     reserve_message(c);
     struct bounce *b = bounce_wait();

@@ -146,7 +146,7 @@ void post_write_copy(struct conn *c, const void *src, size_t len, uint64_t raddr
  * scale, value, rmw_op, reply_addr); post_request fills in origin,
  * target_local and addr (t, offset bytes in) and the token.
  */
-struct request {
+struct request_desc {
     struct ds_message msg;
     const struct target *t;
     size_t offset;
@@ -169,6 +169,6 @@ struct request {
     bool unfenced;       /* a lock request: no fence waits for its grant */
     const char *what;    /* for error messages */
 };
-struct work *post_request(struct conn *c, const struct request *r);
+struct work *post_request(struct conn *c, const struct request_desc *r);
 
 #endif

@@ -76,11 +76,11 @@ static void send_packed(struct conn *c, const struct transfer *x, const struct s
     struct stride_piece p;
     piece_walk_begin(&w, x, pl->max_bytes, unit);
     while (piece_walk_next(&w, &p)) {
-        struct request r = {.msg = {.op = acc ? DS_ACC_PACKED : DS_PUT_PACKED, .len = p.bytes},
-                            .t = &x->remote,
-                            .offset = p.dst_off,
-                            .req = req,
-                            .what = acc ? "accumulate" : "strided put"};
+        struct request_desc r = {.msg = {.op = acc ? DS_ACC_PACKED : DS_PUT_PACKED, .len = p.bytes},
+                                 .t = &x->remote,
+                                 .offset = p.dst_off,
+                                 .req = req,
+                                 .what = acc ? "accumulate" : "strided put"};
         server_layout(&r.msg.stride, &p, remote_strides(x));
         if (acc) {
             r.msg.datatype = (uint8_t)x->datatype;
@@ -109,11 +109,11 @@ void get_packed(struct conn *c, const struct transfer *x, size_t piece_bytes, bo
     struct stride_piece p;
     piece_walk_begin(&w, x, piece_bytes, 1);
     while (piece_walk_next(&w, &p)) {
-        struct request r = {.msg = {.op = DS_GET_PACKED, .len = p.bytes},
-                            .t = &x->remote,
-                            .offset = p.dst_off,
-                            .req = req,
-                            .what = "strided get"};
+        struct request_desc r = {.msg = {.op = DS_GET_PACKED, .len = p.bytes},
+                                 .t = &x->remote,
+                                 .offset = p.dst_off,
+                                 .req = req,
+                                 .what = "strided get"};
         server_layout(&r.msg.stride, &p, remote_strides(x));
         if (direct) {
             r.msg.reply_addr = (uintptr_t)(x->local + p.src_off);
@@ -135,14 +135,14 @@ void pull_put(struct conn *c, const struct transfer *x, size_t piece_bytes, uint
     struct stride_piece p;
     piece_walk_begin(&w, x, piece_bytes, 1);
     while (piece_walk_next(&w, &p)) {
-        struct request r = {.msg = {.op = DS_PUT_PULL,
-                                    .len = p.bytes,
-                                    .reply_addr = (uintptr_t)(x->local + p.src_off),
-                                    .reply_rkey = rkey},
-                            .t = &x->remote,
-                            .offset = p.dst_off,
-                            .req = blocking ? &done : req,
-                            .what = "strided put"};
+        struct request_desc r = {.msg = {.op = DS_PUT_PULL,
+                                         .len = p.bytes,
+                                         .reply_addr = (uintptr_t)(x->local + p.src_off),
+                                         .reply_rkey = rkey},
+                                 .t = &x->remote,
+                                 .offset = p.dst_off,
+                                 .req = blocking ? &done : req,
+                                 .what = "strided put"};
         server_layout(&r.msg.stride, &p, remote_strides(x));
         post_request(c, &r);
     }

@@ -72,13 +72,14 @@ static void send_vector_batch(struct conn *c, const struct transfer *x, int firs
                                        [TRANSFER_ACC] = "vector accumulate"};
     bool carries_data = x->op != TRANSFER_GET;
     struct segments g = {x, first, k};
-    struct request r = {.msg = {.op = (uint8_t)ops[x->op], .len = x->bytes, .value = k},
-                        .t = &x->remotes[first],
-                        .payload = (size_t)k * (sizeof(uint64_t) + (carries_data ? x->bytes : 0)),
-                        .fill = fill_segments,
-                        .fill_ctx = &g,
-                        .req = req,
-                        .what = what[x->op]};
+    struct request_desc r = {.msg = {.op = (uint8_t)ops[x->op], .len = x->bytes, .value = k},
+                             .t = &x->remotes[first],
+                             .payload =
+                                 (size_t)k * (sizeof(uint64_t) + (carries_data ? x->bytes : 0)),
+                             .fill = fill_segments,
+                             .fill_ctx = &g,
+                             .req = req,
+                             .what = what[x->op]};
     if (x->op == TRANSFER_ACC) {
         r.msg.datatype = (uint8_t)x->datatype;
         memcpy(r.msg.scale, x->scale, acc_elem_size(x->datatype));

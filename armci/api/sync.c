@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "verbs/memory.h"
 #include "api/profiling.h"
+#include "transport/progress.h"
 #include "transport/remote.h"
 #include "api/handles.h"
 #include "core/runtime.h"

@@ -19,7 +19,7 @@ struct conn_io {
     int pinned;      /* threads issuing on it right now: it must not be closed under them */
     int lock_waits;  /* threads waiting on it for a lock grant (may wait for our own unlock) */
 
-    /* Operations issued while connecting (conn_queue.c). */
+    /* Operations issued while connecting (entry.c). */
     struct pending_op *queue_head; /* FIFO */
     struct pending_op *queue_tail;
     int queued;    /* operations in that queue (at most ARMCI_SEND_WQES) */

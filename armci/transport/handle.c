@@ -1,3 +1,4 @@
+/* The implicit handles of the process and its threads (handle.h). */
 #include "transport/handle.h"
 
 #include <pthread.h>
@@ -6,7 +7,6 @@
 #include "core/error.h"
 #include "core/threads.h"
 #include "core/util.h"
-#include "transport/progress.h"
 
 /*
  * The implicit handle: one per process, or one per thread under
@@ -66,14 +66,6 @@ struct handle *handle_implicit(void)
     if (__builtin_expect(!mine, 0))
         mine = thread_handle_new();
     return &mine->h;
-}
-
-void handle_wait(struct handle *r)
-{
-    rt_lock();
-    while (r->pending > 0)
-        progress_wait();
-    rt_unlock();
 }
 
 void handles_implicit_fini(void)

@@ -31,8 +31,6 @@ static inline void handle_op_done(struct handle *r)
     r->pending--;
 }
 
-/* Makes progress until r has nothing pending (any thread's completions count; the
- * runtime lock is let go while waiting). */
-void handle_wait(struct handle *r);
+/* Waiting for a handle makes progress: handle_wait is in progress.h. */
 
 #endif

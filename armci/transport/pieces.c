@@ -10,7 +10,7 @@
 #include "core/config.h"
 #include "core/util.h"
 #include "dataserver/protocol.h"
-#include "transport/client.h"
+#include "transport/work.h"
 
 /* Room for packed data in one request to the data server. */
 void piece_walk_begin(struct piece_walk *w, const struct transfer *x, size_t max_bytes, size_t unit)
@@ -64,8 +64,7 @@ struct unpack_ctx {
     char *dst;
 };
 
-static struct unpack_ctx *unpack_ctx_new(const struct stride_piece *p, const int *strides,
-                                         char *dst)
+struct unpack_ctx *unpack_ctx_new(const struct stride_piece *p, const int *strides, char *dst)
 {
     struct unpack_ctx *u = xmalloc(sizeof(*u));
     u->piece = *p;
@@ -74,7 +73,7 @@ static struct unpack_ctx *unpack_ctx_new(const struct stride_piece *p, const int
     return u;
 }
 
-static void unpack_on_arrival(struct work *f)
+void unpack_on_arrival(struct work *f)
 {
     struct unpack_ctx *u = f->ctx;
     pack_piece(&u->piece, u->strides, f->data->buf, u->dst, false);

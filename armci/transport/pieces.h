@@ -67,6 +67,11 @@ bool piece_walk_next(struct piece_walk *w, struct stride_piece *p);
 void pack_piece(const struct stride_piece *p, const int *strides, const char *from, char *to,
                 bool packing);
 
+/* Where piece p read into a bounce buffer goes (dst, with `strides`): the ctx of a work whose
+ * on_done is unpack_on_arrival, which unpacks the work's data buffer and frees the ctx. */
+struct unpack_ctx *unpack_ctx_new(const struct stride_piece *p, const int *strides, char *dst);
+void unpack_on_arrival(struct work *f);
+
 /* Work f reads piece p into `data`; when it completes, the piece is unpacked to dst (with the
  * local `strides`). */
 void unpack_on_completion(struct work *f, struct bounce *data, const struct stride_piece *p,

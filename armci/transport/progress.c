@@ -1,8 +1,10 @@
 /*
- * The client progress engine: drains the client CQ (send completions and
- * server replies), runs connection setup, and, when nothing is ready,
- * blocks on the CQ's completion channel instead of spinning, so waiting
- * processes leave the cores to the ones doing work.
+ * The client progress engine: owns the client CQ and drains it (send
+ * completions: send_queue.c; server replies: replies.c), runs connection
+ * setup, posts what waited for a connection that became ready (a hook of
+ * entry.c), and, when nothing is ready, blocks on the CQ's completion
+ * channel instead of spinning, so waiting processes leave the cores to the
+ * ones doing work.
  */
 #include <poll.h>
 #include <sched.h>
@@ -18,11 +20,11 @@
 #include "core/threads.h"
 #include "core/util.h"
 #include "core/topology.h"
-#include "transport/client.h"
-#include "transport/conn_queue.h"
-#include "transport/liveness.h"
 #include "transport/replies.h"
+#include "transport/conn_io.h"
+#include "transport/liveness.h"
 #include "transport/send_queue.h"
+#include "verbs/endpoint.h"
 
 /* How long to poll before blocking: a reply on its way is cheaper to spin for than to
  * sleep and be woken for (a wake-up costs several microseconds). */
@@ -30,178 +32,64 @@
 /* Longest sleep without an event: bounds how late a timer (retransmission) runs. */
 #define MAX_BLOCK_MS 10
 
-static void complete(struct work *f)
-{
-    if (f->on_done)
-        f->on_done(f);
-    if (f->data)
-        bounce_free(f->data);
-    if (f->bounce)
-        bounce_free(f->bounce);
-    work_retire(f);
-}
-
-static const char *status_name(int status)
-{
-    switch (status) {
-    case DS_EFAULT:
-        return "the address range is not inside any ARMCI segment of that node";
-    case DS_EINVAL:
-        return "malformed request";
-    case DS_EPERM:
-        return "the mutex is not held by this process";
-    default:
-        return "unknown status";
-    }
-}
-
-/* The completion of one work's request, in work order (reads: the data is there). */
-static void work_request_done(struct work *f)
-{
-    switch (f->kind) {
-    case WORK_READ:
-    case WORK_WRITE:
-        complete(f);
-        break;
-    case WORK_MESSAGE:
-        /* The request buffer (and a payload sent in place) is free; the operation waits
-         * for its reply. */
-        bounce_free(f->bounce);
-        f->bounce = NULL;
-        if (f->sent)
-            handle_op_done(f->sent);
-        f->sent = NULL;
-        if (--f->events_left == 0)
-            complete(f);
-        break;
-    }
-}
+static struct endpoint client_cq; /* every client QP and the client's UD channel complete here */
+static void (*after_poll)(void);
 
 /*
- * A request that failed. A node whose adapter stopped acknowledging (retry
- * counter exceeded) is lost: its host is down, hung or cut off. The job
- * cannot go on without the memory and the data server of that node: say
- * which node and host, and end it.
+ * Completions that can wait in the client CQ at once, each kind bounded by
+ * the constant that limits it:
+ *   signaled sends on the RC QPs  SQ_SEND_BUDGET (sq_room keeps the count below it;
+ *                                 unsignaled requests complete only in error)
+ *   a QP in error                 ARMCI_SEND_WQES: an error completion for each of its
+ *                                 requests, signaled or not (the first one ends the job)
+ *   reply receives                REPLY_BUFS (the SRQ's buffers, each reposted only
+ *                                 after its completion was polled)
+ *   the UD channel                cm_client_cq_entries(): twice its send buffers (16) and
+ *                                 receive buffers (64), since completions from before a
+ *                                 reset of its QP may still be there (ud.c); 0 in static mode
+ * = 1024 + 64 + 256 + 160 = 1504 in on-demand mode by default. A CQ of that many entries
+ * cannot overrun (an overrun would put every QP on it in error).
  */
-static void failed(const struct work *f, const struct conn *c, const struct ibv_wc *wc)
+static int client_cq_bound(void)
 {
-    char node[160];
-    topo_describe_node(c->node, node, sizeof(node));
-    if (wc->status == IBV_WC_RETRY_EXC_ERR)
-        armci_die(NULL,
-                  "%s is lost: its adapter stopped answering (%s, after %s; "
-                  "ARMCI_IB_RETRY=%d retransmissions of ARMCI_IB_TIMEOUT=%d): "
-                  "the host is down, hung or unreachable",
-                  node, ibv_wc_status_str(wc->status), f ? f->what : "an RDMA operation",
-                  cfg.ib_retry, cfg.ib_timeout);
-    if (wc->status == IBV_WC_LOC_QP_OP_ERR)
-        armci_die(NULL,
-                  "%s to %s failed: %s: this host could not send to it (on RoCE, its own "
-                  "network link going down gives this)",
-                  f ? f->what : "an RDMA operation", node, ibv_wc_status_str(wc->status));
-    armci_die(NULL, "%s to %s failed: %s (vendor error 0x%x)", f ? f->what : "an RDMA operation",
-              node, ibv_wc_status_str(wc->status), wc->vendor_err);
+    return SQ_SEND_BUDGET + cfg.send_wqes + REPLY_BUFS + cm_client_cq_entries();
 }
 
-/*
- * A signaled send completion: it retires the run of requests before it on
- * its connection (send_queue.h), the lazy works among them first, then its
- * own work if it is a work's last request (tag POINTER) rather than a
- * flush or a signal inside a run (tag CONN).
- */
-void on_send_completion(void *ctx, const struct ibv_wc *wc)
+_Static_assert(SQ_SEND_BUDGET > 0 && REPLY_BUFS > 0 && SQ_SEND_BUDGET + REPLY_BUFS < (1 << 20),
+               "client CQ terms out of range");
+
+void progress_init(void (*poll_hook)(void))
 {
-    bool own = wr_id_tag(wc->wr_id) == WR_TAG_POINTER;
-    struct work *f = own ? wr_id_pointer(wc->wr_id) : NULL;
-    struct conn *c = own ? f->conn : wr_id_pointer(wc->wr_id);
-    if (wc->status != IBV_WC_SUCCESS)
-        failed(f, c, wc);
-    struct sq_retire r = sq_completed(c);
-    for (uint32_t i = 0; i < r.lazy; i++)
-        work_request_done(sq_pop_lazy(c));
-    if (f)
-        work_request_done(f);
+    /* endpoint_create checks that the provider's CQ really has this many entries. */
+    endpoint_create(&client_cq, "client", client_cq_bound(), true);
+    endpoint_on(&client_cq, WR_TAG_POINTER, sq_on_send_completion, NULL);
+    endpoint_on(&client_cq, WR_TAG_CONN, sq_on_send_completion, NULL);
+    replies_init(&client_cq);
+    after_poll = poll_hook;
 }
 
-/* One message answered: its value or status where it wanted them, then its completion. */
-static void answered(struct work *f, int status, int64_t value)
+void progress_fini(void)
 {
-    ep.reply_slots++;
-    /* A rejection is the caller's bug, unless the caller asked for the status itself. */
-    if (status != DS_OK && !f->status)
-        armci_die(NULL, "the data server of node %d rejected a %s: %s", f->conn->node, f->what,
-                  status_name(status));
-    if (f->result)
-        *f->result = value;
-    if (f->status)
-        *f->status = status;
-    if (--f->events_left == 0)
-        complete(f);
-}
-
-/*
- * A lock request is answered once (granted or refused at once) or twice (queued, then granted or
- * refused): it reserved a reply slot for each of the two answers (reserve_lock_request).
- */
-static void lock_answered(struct work *f, int status)
-{
-    if (status == DS_QUEUED) {
-        f->lock_queued = true;
-        ep.reply_slots++;
+    if (!client_cq.cq)
         return;
-    }
-    if (!f->lock_queued)
-        ep.reply_slots++; /* the slot of a queued notice that did not come */
-    answered(answer_lock(f), status, 0);
+    replies_fini();
+    endpoint_destroy(&client_cq);
+    client_cq = (struct endpoint){0};
+    after_poll = NULL;
 }
 
-static void in_order_answered(struct conn *c, struct ds_reply r)
+struct endpoint *progress_cq(void)
 {
-#if ARMCI_MUTANT_IS(reply_batch_cut)
-    r.answers -= r.answers > 2;
-#endif
-    for (uint32_t k = 1; k < r.answers; k++)
-        answered(answer_next(c), DS_OK, 0);
-    answered(answer_next(c), r.status, r.value);
-}
-
-/*
- * A reply answers the lock request its token names, or the in-order
- * messages of its connection up to that one (dataserver/protocol.h): all
- * of them succeeded but the last, whose status and value the reply carries.
- * A reply that does not fit what this process awaits is dropped.
- */
-void on_reply(void *ctx, const struct ibv_wc *wc)
-{
-    struct ds_reply r = *(const struct ds_reply *)recv_pool_buffer(&ep.replies, wc);
-    struct work *last = token_lookup(r.token, wc->qp_num);
-    bool fits = last && (r.answers == 0 ? !last->in_order : answers_match(last, r.answers));
-    if (!fits) {
-        armci_warn("dropped a data-server reply with unknown token %llx (%u answers) on QP %u",
-                   (unsigned long long)r.token, r.answers, wc->qp_num);
-        return; /* its buffer is reposted: the count of free reply slots is unchanged */
-    }
-    struct conn *c = last->conn;
-    if (r.answers == 0 && r.status == DS_QUEUED && last->lock_queued) {
-        armci_warn("dropped a second queued notice for lock token %llx on QP %u",
-                   (unsigned long long)r.token, wc->qp_num);
-        return;
-    }
-#if !ARMCI_MUTANT_IS(credits_never_returned)
-    c->credits += r.credits;
-#endif
-    if (r.answers == 0)
-        lock_answered(last, r.status);
-    else
-        in_order_answered(c, r);
+    return &client_cq;
 }
 
 static int poll_all(void)
 {
     sq_flush_all(); /* lazy works someone may wait for get a completion */
-    int n = endpoint_poll(&ep.cq);
+    int n = endpoint_poll(&client_cq);
     n += cm_progress();
-    conns_drain_ready();
+    if (after_poll)
+        after_poll();
     if (n)
         liveness_progressed();
     return n;
@@ -281,12 +169,20 @@ static void wait_once(void)
     if (cm_fd >= 0)
         extra[nextra++] = (struct pollfd){.fd = cm_fd, .events = POLLIN};
     /* endpoint_wait lets the runtime lock go while it sleeps. */
-    endpoint_wait(&ep.cq, block_timeout_ms(), extra, nextra);
+    endpoint_wait(&client_cq, block_timeout_ms(), extra, nextra);
 }
 
 void progress_wait(void)
 {
     rt_lock();
     wait_once();
+    rt_unlock();
+}
+
+void handle_wait(struct handle *r)
+{
+    rt_lock();
+    while (r->pending > 0)
+        wait_once();
     rt_unlock();
 }

@@ -6,10 +6,25 @@
 #ifndef ARMCI_TRANSPORT_PROGRESS_H
 #define ARMCI_TRANSPORT_PROGRESS_H
 
+#include "transport/handle.h"
+
+struct endpoint;
+
+/* Creates the client CQ; poll_hook runs after every poll (the connection queue posts what
+ * waited for connections that became ready: it sits above the progress engine). */
+void progress_init(void (*poll_hook)(void));
+void progress_fini(void);
+/* The CQ every client QP completes on (for the connection manager). */
+struct endpoint *progress_cq(void);
+
 /* Handles whatever has completed, without blocking. */
 void progress_poll(void);
 
 /* Like progress_poll, but when nothing is ready it may block briefly (no busy spin). */
 void progress_wait(void);
+
+/* Makes progress until r has nothing pending (any thread's completions count; the
+ * runtime lock is let go while waiting). */
+void handle_wait(struct handle *r);
 
 #endif

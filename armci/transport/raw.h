@@ -12,9 +12,9 @@
 #include "dataserver/protocol.h"
 #include "transport/target.h"
 
-/* Sends *rq (token filled in here) with `payload` bytes after it to t's node; returns the
+/* Sends *msg (token filled in here) with `payload` bytes after it to t's node; returns the
  * reply's enum ds_status (a rejection is returned, not fatal). */
-int remote_raw_message(const struct target *t, const struct ds_message *rq, const void *payload,
+int remote_raw_message(const struct target *t, const struct ds_message *msg, const void *payload,
                        size_t payload_len, int64_t *value);
 
 #endif

@@ -6,9 +6,13 @@
 #include "transport/rdma_path.h"
 
 #include "core/config.h"
+#include "core/mutant.h"
 #include "core/util.h"
 #include "odcm/cm.h"
-#include "transport/client.h"
+#include "transport/conn_io.h"
+#include "transport/send_queue.h"
+#include "transport/progress.h"
+#include "transport/work.h"
 #include "transport/pieces.h"
 #include "verbs/memory.h"
 
@@ -57,8 +61,8 @@ static void rdma_bounced(struct conn *c, const struct transfer *x, struct handle
     struct stride_piece p;
     piece_walk_begin(&w, x, cfg.bounce_size, 1);
     while (piece_walk_next(&w, &p)) {
-        rdma_batch_flush(&batch); /* bounce_get may wait for earlier operations */
-        struct bounce *b = bounce_get();
+        rdma_batch_flush(&batch); /* bounce_wait may wait for earlier operations */
+        struct bounce *b = bounce_wait();
         if (write)
             pack_piece(&p, local_strides(x), x->local + p.src_off, b->buf, true);
         int packed[ARMCI_MAX_STRIDE_LEVEL];
@@ -77,6 +81,22 @@ static void rdma_bounced(struct conn *c, const struct transfer *x, struct handle
                            --left == 0, true);
     }
     rdma_batch_flush(&batch);
+}
+
+/*
+ * Waits until the data server of c's node has applied every update sent to
+ * it so far. RDMA bypasses the server, so an RDMA read or write issued after
+ * a packed put or an accumulate to the same memory would overtake it: ARMCI
+ * orders one origin's operations to one target, and GA relies on it.
+ */
+static void wait_server_updates(struct conn *c)
+{
+#if ARMCI_MUTANT_IS(order_wait_skipped)
+    return;
+#endif
+    uint64_t sent = c->io->updates_sent;
+    while (c->io->updates_done < sent)
+        progress_wait();
 }
 
 void rdma_transfer(struct conn *c, const struct transfer *x, struct handle *req, bool blocking)
@@ -98,6 +118,11 @@ void rdma_transfer(struct conn *c, const struct transfer *x, struct handle *req,
         rdma_in_place(c, x, lkey, r, blocking); /* a blocking get waits in issue() */
         if (r == &done)
             handle_wait(&done);
+        return;
+    }
+    if (put && contiguous && extent <= cfg.bounce_size) {
+        /* One piece: nothing to walk. */
+        post_write_copy(c, x->local, extent, x->remote.server_addr, x->remote.rkey, req);
         return;
     }
     rdma_bounced(c, x, req);

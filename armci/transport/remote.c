@@ -1,8 +1,7 @@
 /*
- * Every remote_* entry point (remote.h, strided_remote.h, vector_remote.h):
- * puts, gets and accumulates as transfers handed to transfer_start
- * (transfer.c), and the requests without a data payload: Rmw and locks at
- * the target node's data server, and fences.
+ * The remote_* entry points without a data payload (remote.h): Rmw and
+ * locks at the target node's data server, and fences. Puts, gets and
+ * accumulates enter in entry.c.
  */
 #include "transport/remote.h"
 
@@ -18,16 +17,14 @@
 #include "core/ticket_lock.h"
 #include "verbs/memory.h"
 #include "odcm/cm.h"
-#include "transport/conn_queue.h"
+#include "transport/entry.h"
 #include "transport/progress.h"
-#include "transport/strided_remote.h"
-#include "transport/transfer.h"
-#include "transport/vector_remote.h"
 #include "core/runtime.h"
 #include "core/threads.h"
 #include "core/topology.h"
 #include "core/util.h"
-#include "transport/client.h"
+#include "transport/send_queue.h"
+#include "transport/work.h"
 
 /* Sends one payload-free request and waits for its reply; returns the reply's value. */
 static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t len, int rmw_op,
@@ -37,22 +34,21 @@ static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t 
     if (op == DS_LOCK)
         reserve_lock_request();
     struct conn *c = conn_get(t->node);
-    struct bounce *b;
-    struct ds_message *rq = message_begin(c, op, t, 0, len, &b);
-    rq->rmw_op = (uint8_t)rmw_op;
-    rq->value = value;
     struct handle done = {0};
     int64_t result = 0;
-    struct work *f = work_new(WORK_MESSAGE, c, &done);
-    f->result = &result;
     /* A lock's grant may wait for another thread's unlock: no fence waits for it, and a cap
      * on connections gives way to that unlock (cm.c). While it waits it holds no credit of c
      * (the server's DS_QUEUED answer returns it), only a reply slot for the grant. */
-    if (op == DS_LOCK) {
-        work_not_fenced(f);
+    struct request_desc r = {
+        .msg = {.op = (uint8_t)op, .len = len, .rmw_op = (uint8_t)rmw_op, .value = value},
+        .t = t,
+        .req = &done,
+        .result = &result,
+        .unfenced = op == DS_LOCK,
+        .what = what};
+    if (op == DS_LOCK)
         c->io->lock_waits++;
-    }
-    message_send(c, rq, b, 0, f, what);
+    post_request(c, &r);
     handle_wait(&done);
     if (op == DS_LOCK) {
         c->io->lock_waits--;
@@ -79,11 +75,27 @@ void remote_unlock(const struct target *t)
     /* Writes issued before on this connection land first (RC order); no need to wait. */
     rt_lock();
     struct conn *c = conn_get(t->node);
-    struct bounce *b;
-    struct ds_message *rq = message_begin(c, DS_UNLOCK, t, 0, sizeof(struct ticket_lock), &b);
-    message_send(c, rq, b, 0, work_new(WORK_MESSAGE, c, handle_implicit()), "unlock");
+    struct request_desc r = {.msg = {.op = DS_UNLOCK, .len = sizeof(struct ticket_lock)},
+                             .t = t,
+                             .req = handle_implicit(),
+                             .what = "unlock"};
+    post_request(c, &r);
     conn_unpin(c);
     rt_unlock();
+}
+
+/* Waits until every fence-covered operation started on c before this call is complete at
+ * the target (operations other threads start meanwhile are not waited for). */
+static void conn_fence(struct conn *c)
+{
+    c->io->pinned++; /* idle while we wait, but not to be closed under us */
+    /* Operations queued while the connection was set up were started before us. */
+    while (c->io->queue_head || c->io->draining)
+        progress_wait();
+    uint64_t issued = c->io->issued;
+    while (c->io->oldest && c->io->oldest->seq < issued)
+        progress_wait();
+    c->io->pinned--;
 }
 
 void remote_fence(int node)
@@ -98,7 +110,7 @@ void remote_fence(int node)
 void remote_fence_all(void)
 {
     rt_lock();
-    if (ep.outstanding > 0) {
+    if (works_outstanding() > 0) {
         /* By node, not by pointer: a connection may go away while we wait for another. */
         int n;
         int *nodes = cm_conn_nodes(&n);
@@ -110,95 +122,4 @@ void remote_fence_all(void)
         free(nodes);
     }
     rt_unlock();
-}
-
-/* ---- data: the shapes the API layer hands over, as transfers ---- */
-
-void remote_put(const struct target *t, const void *src, size_t bytes, struct handle *req,
-                bool blocking)
-{
-    int count[1] = {(int)bytes};
-    struct transfer x = {
-        .op = TRANSFER_PUT, .local = (char *)src, .remote = *t, .d = {0, count, NULL, NULL}};
-    transfer_start(&x, req, blocking);
-}
-
-void remote_get(const struct target *t, void *dst, size_t bytes, struct handle *req, bool blocking)
-{
-    int count[1] = {(int)bytes};
-    struct transfer x = {
-        .op = TRANSFER_GET, .local = dst, .remote = *t, .d = {0, count, NULL, NULL}};
-#if ARMCI_MUTANT_IS(get_wrong_offset)
-    x.remote.server_addr += bytes > 8 ? 8 : 0;
-    count[0] -= bytes > 8 ? 8 : 0;
-#endif
-    transfer_start(&x, req, blocking);
-}
-
-void remote_acc(const struct target *t, int datatype, const void *scale, const void *src,
-                size_t bytes, struct handle *req, bool blocking)
-{
-    int count[1] = {(int)bytes};
-    struct transfer x = {.op = TRANSFER_ACC,
-                         .datatype = datatype,
-                         .scale = scale,
-                         .local = (char *)src,
-                         .remote = *t,
-                         .d = {0, count, NULL, NULL}};
-    transfer_start(&x, req, blocking);
-}
-
-void strided_remote_put(const struct target *t, const struct stride_desc *d, const char *src,
-                        struct handle *req, bool blocking)
-{
-    struct transfer x = {.op = TRANSFER_PUT, .local = (char *)src, .remote = *t, .d = *d};
-    transfer_start(&x, req, blocking);
-}
-
-void strided_remote_get(const struct target *t, const struct stride_desc *d, char *dst,
-                        struct handle *req, bool blocking)
-{
-    struct transfer x = {.op = TRANSFER_GET, .local = dst, .remote = *t, .d = *d};
-    transfer_start(&x, req, blocking);
-}
-
-void strided_remote_acc(const struct target *t, const struct stride_desc *d, int datatype,
-                        const void *scale, const char *src, struct handle *req, bool blocking)
-{
-    struct transfer x = {.op = TRANSFER_ACC,
-                         .datatype = datatype,
-                         .scale = scale,
-                         .local = (char *)src,
-                         .remote = *t,
-                         .d = *d};
-    transfer_start(&x, req, blocking);
-}
-
-void vector_remote_put(const struct target *ts, void *const *local, int n, size_t bytes,
-                       struct handle *req, bool blocking)
-{
-    struct transfer x = {
-        .op = TRANSFER_PUT, .n = n, .bytes = bytes, .locals = local, .remotes = ts};
-    transfer_start(&x, req, blocking);
-}
-
-void vector_remote_get(const struct target *ts, void *const *local, int n, size_t bytes,
-                       struct handle *req, bool blocking)
-{
-    struct transfer x = {
-        .op = TRANSFER_GET, .n = n, .bytes = bytes, .locals = local, .remotes = ts};
-    transfer_start(&x, req, blocking);
-}
-
-void vector_remote_acc(const struct target *ts, void *const *local, int n, size_t bytes,
-                       int datatype, const void *scale, struct handle *req, bool blocking)
-{
-    struct transfer x = {.op = TRANSFER_ACC,
-                         .datatype = datatype,
-                         .scale = scale,
-                         .n = n,
-                         .bytes = bytes,
-                         .locals = local,
-                         .remotes = ts};
-    transfer_start(&x, req, blocking);
 }

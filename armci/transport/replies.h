@@ -1,16 +1,20 @@
-/* What client.c and progress.c share: completion handlers and in-flight records. */
+/*
+ * Replies from the data servers: each answers the messages its token names
+ * (work.h), and gives back their reply slots (send_queue.h) and the
+ * credits it carries. Owns the reply buffers: the SRQ of every client QP,
+ * one buffer per reply that may be outstanding.
+ */
 #ifndef ARMCI_TRANSPORT_REPLIES_H
 #define ARMCI_TRANSPORT_REPLIES_H
 
-#include <stdbool.h>
-#include <stdint.h>
+#include <infiniband/verbs.h>
 
-#include "dataserver/protocol.h"
-#include "core/wr_id.h"
-#include "transport/client.h"
+struct endpoint;
 
-/* progress.c: completion handlers of the client endpoint (registered by client_init). */
-void on_send_completion(void *ctx, const struct ibv_wc *wc);
-void on_reply(void *ctx, const struct ibv_wc *wc);
+/* Posts the reply buffers, their completions handled on cq. */
+void replies_init(struct endpoint *cq);
+void replies_fini(void);
+/* The shared receive queue every client QP takes its replies from. */
+struct ibv_srq *replies_srq(void);
 
 #endif

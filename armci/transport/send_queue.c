@@ -1,20 +1,47 @@
-/* The send queue of a client connection: room, selective signaling, retiring (send_queue.h). */
+/*
+ * The send side of a client connection (send_queue.h): room, selective
+ * signaling and retiring, and posting: chains of RDMA requests, and whole
+ * requests to the data server.
+ */
 #include "transport/send_queue.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/config.h"
 #include "core/error.h"
 #include "core/memstat.h"
 #include "core/util.h"
+#include "core/runtime.h"
+#include "core/topology.h"
 #include "core/wr_id.h"
 #include "odcm/cm.h"
-#include "transport/client.h"
-#include "transport/progress.h"
+#include "transport/conn_io.h"
+#include "transport/work.h"
+#include "verbs/rc_qp.h"
 
 /* Connections with lazy works that no signaled request covers yet. */
 static struct conn **dirty;
 static int ndirty, capdirty;
+
+/* Signaled requests in flight over all connections (at most SQ_SEND_BUDGET). */
+static int signaled;
+/* Reply buffers not promised to a message yet (REPLY_BUFS at first): messages that may still
+ * be sent. A lock request takes two (a waiting lock is answered twice). */
+static int reply_slots;
+/* Lock requests of this process not granted yet (at most MAX_LOCK_REQUESTS). */
+static int lock_requests;
+#define MAX_LOCK_REQUESTS (REPLY_BUFS / 4)
+
+static void (*wait_progress)(void);
+
+void sq_init(void (*wait)(void))
+{
+    wait_progress = wait;
+    signaled = 0;
+    reply_slots = REPLY_BUFS;
+    lock_requests = 0;
+}
 
 static int signal_every(const struct conn *c)
 {
@@ -23,13 +50,7 @@ static int signal_every(const struct conn *c)
 
 bool sq_room(const struct conn *c)
 {
-    return c->io->sq_posted < c->sq_depth && ep.signaled < ep.send_budget;
-}
-
-void sq_wait_room(struct conn *c)
-{
-    while (!sq_room(c))
-        progress_wait();
+    return c->io->sq_posted < c->sq_depth && signaled < SQ_SEND_BUDGET;
 }
 
 static void mark_dirty(struct conn *c)
@@ -57,7 +78,7 @@ static void push_signal(struct conn *c, struct ibv_send_wr *wr, uint64_t wr_id)
     c->io->sq_unsignaled = 0;
     c->io->sq_lazy_pending = 0;
     c->io->sq_posted++;
-    ep.signaled++;
+    signaled++;
     wr->send_flags |= IBV_SEND_SIGNALED;
     wr->wr_id = wr_id;
 }
@@ -86,6 +107,14 @@ void sq_prepare(struct conn *c, struct ibv_send_wr *wr, struct work *w, bool las
     mark_dirty(c);
 }
 
+void sq_post(struct conn *c, struct ibv_send_wr *wr, const char *what)
+{
+    struct ibv_send_wr *bad;
+    int rc = ibv_post_send(c->qp, wr, &bad);
+    if (rc)
+        armci_die(NULL, "ibv_post_send (%s to node %d) failed: %s", what, c->node, strerror(rc));
+}
+
 void sq_note_remote(struct conn *c, uint64_t addr, uint32_t rkey)
 {
     c->io->flush_addr = addr;
@@ -101,7 +130,7 @@ struct sq_retire sq_completed(struct conn *c)
     c->io->sq_ring_head = (c->io->sq_ring_head + 1) % c->sq_depth;
     c->io->sq_ring_count--;
     c->io->sq_posted -= (int)r.wrs;
-    ep.signaled--;
+    signaled--;
     return r;
 }
 
@@ -131,10 +160,7 @@ static bool flush(struct conn *c)
         .wr = {.rdma = {.remote_addr = c->io->flush_addr, .rkey = c->io->flush_rkey}},
     };
     push_signal(c, &wr, wr_id_make((uintptr_t)c, WR_TAG_CONN));
-    struct ibv_send_wr *bad;
-    int rc = ibv_post_send(c->qp, &wr, &bad);
-    if (rc)
-        armci_die(NULL, "ibv_post_send (flush to node %d) failed: %s", c->node, strerror(rc));
+    sq_post(c, &wr, "flush");
     return true;
 }
 
@@ -168,4 +194,242 @@ void sq_forget(struct conn *c)
         dirty = NULL;
         capdirty = 0;
     }
+}
+
+/* The completion of one work's request, in work order (reads: the data is there). */
+static void work_request_done(struct work *f)
+{
+    switch (f->kind) {
+    case WORK_READ:
+    case WORK_WRITE:
+        work_complete(f);
+        break;
+    case WORK_MESSAGE:
+        /* The request buffer (and a payload sent in place) is free; the operation waits
+         * for its reply. */
+        bounce_free(f->bounce);
+        f->bounce = NULL;
+        if (f->sent)
+            handle_op_done(f->sent);
+        f->sent = NULL;
+        if (--f->events_left == 0)
+            work_complete(f);
+        break;
+    }
+}
+
+/*
+ * A request that failed. A node whose adapter stopped acknowledging (retry
+ * counter exceeded) is lost: its host is down, hung or cut off. The job
+ * cannot go on without the memory and the data server of that node: say
+ * which node and host, and end it.
+ */
+static void failed(const struct work *f, const struct conn *c, const struct ibv_wc *wc)
+{
+    char node[160];
+    topo_describe_node(c->node, node, sizeof(node));
+    if (wc->status == IBV_WC_RETRY_EXC_ERR)
+        armci_die(NULL,
+                  "%s is lost: its adapter stopped answering (%s, after %s; "
+                  "ARMCI_IB_RETRY=%d retransmissions of ARMCI_IB_TIMEOUT=%d): "
+                  "the host is down, hung or unreachable",
+                  node, ibv_wc_status_str(wc->status), f ? f->what : "an RDMA operation",
+                  cfg.ib_retry, cfg.ib_timeout);
+    if (wc->status == IBV_WC_LOC_QP_OP_ERR)
+        armci_die(NULL,
+                  "%s to %s failed: %s: this host could not send to it (on RoCE, its own "
+                  "network link going down gives this)",
+                  f ? f->what : "an RDMA operation", node, ibv_wc_status_str(wc->status));
+    armci_die(NULL, "%s to %s failed: %s (vendor error 0x%x)", f ? f->what : "an RDMA operation",
+              node, ibv_wc_status_str(wc->status), wc->vendor_err);
+}
+
+/*
+ * A signaled send completion: it retires the run of requests before it on
+ * its connection (send_queue.h), the lazy works among them first, then its
+ * own work if it is a work's last request (tag POINTER) rather than a
+ * flush or a signal inside a run (tag CONN).
+ */
+void sq_on_send_completion(void *ctx, const struct ibv_wc *wc)
+{
+    bool own = wr_id_tag(wc->wr_id) == WR_TAG_POINTER;
+    struct work *f = own ? wr_id_pointer(wc->wr_id) : NULL;
+    struct conn *c = own ? f->conn : wr_id_pointer(wc->wr_id);
+    if (wc->status != IBV_WC_SUCCESS)
+        failed(f, c, wc);
+    struct sq_retire r = sq_completed(c);
+    for (uint32_t i = 0; i < r.lazy; i++)
+        work_request_done(sq_pop_lazy(c));
+    if (f)
+        work_request_done(f);
+}
+
+static void wait_room(struct conn *c)
+{
+    while (!sq_room(c))
+        wait_progress();
+}
+
+struct bounce *bounce_wait(void)
+{
+    struct bounce *b;
+    while (!(b = bounce_try_get()))
+        wait_progress();
+    return b;
+}
+
+void reserve_lock_request(void)
+{
+    while (reply_slots <= 0 || lock_requests >= MAX_LOCK_REQUESTS)
+        wait_progress();
+    reply_slots--;
+    lock_requests++;
+}
+
+void lock_granted(void)
+{
+    lock_requests--;
+}
+
+void reply_slot_return(void)
+{
+    reply_slots++;
+}
+
+/* A message credit on c and a reply slot (waits for both). */
+static void reserve_message(struct conn *c)
+{
+    while (c->credits <= 0 || reply_slots <= 0)
+        wait_progress();
+    c->credits--;
+    reply_slots--;
+}
+
+void rdma_batch_flush(struct rdma_batch *b)
+{
+    if (!b->n)
+        return;
+    b->wr[b->n - 1].next = NULL;
+    sq_post(b->c, &b->wr[0],
+            b->n > 1                              ? "chain of RDMA operations"
+            : b->wr[0].opcode == IBV_WR_RDMA_READ ? "RDMA read"
+                                                  : "RDMA write");
+    b->n = 0;
+}
+
+void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op, void *local,
+                    uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey, struct work *w,
+                    bool last, bool wanted)
+{
+    /* Never wait for completions while holding work requests not yet posted. */
+    if (b->n && (b->c != c || b->n == RDMA_BATCH_MAX || !sq_room(c)))
+        rdma_batch_flush(b);
+    wait_room(c);
+    b->c = c;
+    int i = b->n++;
+    b->sge[i] = (struct ibv_sge){.addr = (uintptr_t)local, .length = (uint32_t)len, .lkey = lkey};
+    b->wr[i] = (struct ibv_send_wr){
+        .sg_list = &b->sge[i],
+        .num_sge = 1,
+        .opcode = op,
+        .wr = {.rdma = {.remote_addr = raddr, .rkey = rkey}},
+    };
+    /* Small writes are copied into the WR: the source is reusable at once. */
+    if (op == IBV_WR_RDMA_WRITE && len <= c->max_inline)
+        b->wr[i].send_flags |= IBV_SEND_INLINE;
+    sq_prepare(c, &b->wr[i], w, last, wanted);
+    sq_note_remote(c, raddr, rkey);
+    if (i > 0)
+        b->wr[i - 1].next = &b->wr[i];
+    w->what = op == IBV_WR_RDMA_WRITE ? "RDMA write" : "RDMA read";
+}
+
+void post_write_copy(struct conn *c, const void *src, size_t len, uint64_t raddr, uint32_t rkey,
+                     struct handle *req)
+{
+    struct bounce *b = bounce_wait();
+    memcpy(b->buf, src, len);
+    struct work *w = work_new(WORK_WRITE, c, req);
+    w->bounce = b; /* freed when the write completes */
+    struct rdma_batch batch;
+    rdma_batch_init(&batch);
+    rdma_batch_add(&batch, c, IBV_WR_RDMA_WRITE, b->buf, b->lkey, len, raddr, rkey, w, true, true);
+    rdma_batch_flush(&batch);
+}
+
+/* The header of r in the message buffer: as described, with what post_request fills in. */
+static struct ds_message *write_header(struct conn *c, const struct request_desc *r,
+                                       struct bounce *b)
+{
+    struct ds_message *msg = b->buf;
+    *msg = r->msg;
+    sq_note_remote(c, r->t->server_addr, r->t->rkey); /* a place a flush or a probe may name */
+    if (r->verbatim)
+        return msg;
+    msg->origin = rt.me;
+    msg->target_local = topo_local_index(r->t->proc);
+    msg->addr = r->t->server_addr + r->offset;
+    return msg;
+}
+
+/* The SEND of a message in b (len bytes), followed by the npayload pieces in payload. */
+static void post_send(struct conn *c, struct bounce *b, size_t len, const struct ibv_sge *payload,
+                      int npayload, struct work *w)
+{
+    wait_room(c);
+    struct ibv_sge sge[RC_QP_MAX_SGE];
+    size_t total = len;
+    sge[0] = (struct ibv_sge){.addr = (uintptr_t)b->buf, .length = (uint32_t)len, .lkey = b->lkey};
+    for (int i = 0; i < npayload; i++) {
+        sge[1 + i] = payload[i];
+        total += payload[i].length;
+    }
+    struct ibv_send_wr wr = {
+        .sg_list = sge,
+        .num_sge = 1 + npayload,
+        .opcode = IBV_WR_SEND,
+    };
+    if (total <= c->max_inline)
+        wr.send_flags |= IBV_SEND_INLINE;
+    w->bounce = b;
+    w->events_left = 2;
+    sq_prepare(c, &wr, w, true, true); /* its send completion frees the bounce buffer */
+    sq_post(c, &wr, w->what);
+}
+
+struct work *post_request(struct conn *c, const struct request_desc *r)
+{
+    reserve_message(c);
+    struct bounce *b = bounce_wait();
+    struct bounce *data = r->reply_to_bounce ? bounce_wait() : NULL;
+    struct work *w = work_new(WORK_MESSAGE, c, r->req);
+    /* Every request but a lock's is answered in order (dataserver/protocol.h). */
+    uint64_t token = work_await_reply(w, r->msg.op != DS_LOCK);
+    w->result = r->result;
+    w->status = r->status;
+    w->data = data;
+    w->on_done = r->on_done;
+    w->ctx = r->ctx;
+    w->what = r->what;
+    if (r->unfenced)
+        work_not_fenced(w);
+    if (r->sent) {
+        w->sent = r->sent;
+        handle_op_started(r->sent);
+    }
+    struct ds_message *msg = write_header(c, r, b);
+    msg->token = token;
+    if (data) {
+        msg->reply_addr = (uintptr_t)data->buf;
+        msg->reply_rkey = data->rkey;
+    }
+    if (r->fill)
+        r->fill(msg + 1, r->fill_ctx);
+    if (r->ngather)
+        post_send(c, b, sizeof(*msg), r->gather, r->ngather, w);
+    else
+        post_send(c, b, sizeof(*msg) + r->payload, NULL, 0, w);
+    w->server_update = ds_op_is_update(msg->op);
+    c->io->updates_sent += w->server_update;
+    return w;
 }

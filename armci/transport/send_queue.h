@@ -15,7 +15,7 @@
  * sq_flush_all, which the progress engine calls before it waits.
  *
  * Limits: per connection at most `depth` requests posted (the QP's send
- * queue); per process at most ep.send_budget signaled requests in flight
+ * queue); per process at most SQ_SEND_BUDGET signaled requests in flight
  * (the shared CQ's room). Unsignaled runs are shorter than signal_every <
  * depth, so a full send queue always holds a signaled request to wait for.
  */
@@ -24,10 +24,21 @@
 
 #include <infiniband/verbs.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "dataserver/protocol.h"
+#include "transport/handle.h"
+#include "transport/target.h"
 
 struct conn;
 struct work;
+struct bounce;
+
+/* Every process can have this many signaled send WRs in flight over all its connections. */
+#define SQ_SEND_BUDGET 1024
+/* Replies that can be outstanding over all connections (one receive buffer each: replies.h). */
+#define REPLY_BUFS 256
 
 /* What one signaled completion retires: requests, and lazy works before it. */
 struct sq_retire {
@@ -37,8 +48,6 @@ struct sq_retire {
 
 /* Whether a request may be posted on c now (its queue and the process's budget). */
 bool sq_room(const struct conn *c);
-/* Waits (making progress) until sq_room(c). */
-void sq_wait_room(struct conn *c);
 
 /*
  * Accounts one request about to be posted on c (room is there: sq_room) and
@@ -48,6 +57,9 @@ void sq_wait_room(struct conn *c);
  */
 void sq_prepare(struct conn *c, struct ibv_send_wr *wr, struct work *w, bool last, bool wanted);
 
+/* Posts the chain wr (prepared by sq_prepare) on c; a failure ends the job, naming `what`. */
+void sq_post(struct conn *c, struct ibv_send_wr *wr, const char *what);
+
 /* Where a flush may write: any address of c's target the transport may access. */
 void sq_note_remote(struct conn *c, uint64_t addr, uint32_t rkey);
 
@@ -55,10 +67,108 @@ void sq_note_remote(struct conn *c, uint64_t addr, uint32_t rkey);
 struct sq_retire sq_completed(struct conn *c);
 struct work *sq_pop_lazy(struct conn *c);
 
+/*
+ * The handler of send completions on the client CQ: a signaled completion
+ * retires the run of requests before it on its connection (the lazy works
+ * among them, then its own work); a failed one ends the job, naming the
+ * node (a lost node's adapter stops acknowledging).
+ */
+struct ibv_wc;
+void sq_on_send_completion(void *ctx, const struct ibv_wc *wc);
+
 /* Posts a flush on every connection with lazy works not yet covered by a signal. */
 void sq_flush_all(void);
 
 /* c goes away (finalize, eviction): its bookkeeping too. */
 void sq_forget(struct conn *c);
+
+/*
+ * Sets the budgets to full. `wait` is how to wait for room, a credit, a
+ * reply slot or a bounce buffer: the progress engine's progress_wait,
+ * which sits above this file (it retires what is posted here).
+ */
+void sq_init(void (*wait)(void));
+
+/* A free bounce buffer: waits (making progress) for one. */
+struct bounce *bounce_wait(void);
+
+/*
+ * Before a lock request's post_request: reserves the second reply slot a
+ * lock request needs (a waiting lock is answered twice:
+ * dataserver/protocol.h), and waits while too many lock requests of this
+ * process wait already. A waiting lock holds a reply slot until its grant:
+ * the bound keeps most slots for the holders' unlocks and the rest of the
+ * traffic. Undone by lock_granted.
+ */
+void reserve_lock_request(void);
+void lock_granted(void);
+/* An answer came: its reply slot is free again (replies.c). */
+void reply_slot_return(void);
+
+/*
+ * A chain of RDMA work requests to one connection, posted with a single
+ * ibv_post_send (one doorbell on hardware, one batch in softib). Add, then
+ * flush; adding flushes by itself before it would have to wait.
+ */
+#define RDMA_BATCH_MAX 64
+struct rdma_batch {
+    struct conn *c;
+    int n;
+    struct ibv_send_wr wr[RDMA_BATCH_MAX];
+    struct ibv_sge sge[RDMA_BATCH_MAX];
+};
+
+static inline void rdma_batch_init(struct rdma_batch *b)
+{
+    b->c = NULL;
+    b->n = 0;
+}
+
+/*
+ * One request of work w: `last` if it is w's last, `wanted` if w's
+ * completion is awaited soon (otherwise w may complete lazily).
+ */
+void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op, void *local,
+                    uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey, struct work *w,
+                    bool last, bool wanted);
+void rdma_batch_flush(struct rdma_batch *b);
+
+/* A write of len bytes (at most one bounce buffer) to raddr, copied from src into a bounce
+ * buffer first (src is free at return), counted in req until it completes. */
+void post_write_copy(struct conn *c, const void *src, size_t len, uint64_t raddr, uint32_t rkey,
+                     struct handle *req);
+
+/*
+ * One request to the data server of c's node, as the caller describes it;
+ * post_request builds all of it (a credit and a reply slot, a bounce buffer
+ * for the message, the header, the payload, its work and reply token) and
+ * posts it. `msg` holds the op and its own fields (len, stride, datatype,
+ * scale, value, rmw_op, reply_addr); post_request fills in origin,
+ * target_local and addr (t, offset bytes in) and the token.
+ */
+struct request_desc {
+    struct ds_message msg;
+    const struct target *t;
+    size_t offset;
+    bool verbatim; /* msg goes as given but for its token (tests of the server's checks) */
+    /* The payload after the header: `payload` bytes written by fill(to, fill_ctx), or the
+     * ngather pieces of registered memory in gather (at most the QP's max_sge - 1), sent in
+     * place by the SEND, nothing copied. */
+    size_t payload;
+    void (*fill)(void *to, const void *fill_ctx);
+    const void *fill_ctx;
+    const struct ibv_sge *gather;
+    int ngather;
+    bool reply_to_bounce; /* the server writes reply data into a bounce buffer (work's data) */
+    void (*on_done)(struct work *f); /* then: runs on the work's completion, with ctx */
+    void *ctx;
+    struct handle *req;  /* counts the work until its reply */
+    struct handle *sent; /* in place: counts it until the SEND completes (may be NULL) */
+    int64_t *result;     /* where the reply's value goes */
+    int32_t *status;     /* where the reply's status goes; NULL: a rejection is fatal */
+    bool unfenced;       /* a lock request: no fence waits for its grant */
+    const char *what;    /* for error messages */
+};
+struct work *post_request(struct conn *c, const struct request_desc *r);
 
 #endif

@@ -12,10 +12,12 @@
 #include "core/util.h"
 #include "dataserver/protocol.h"
 #include "odcm/cm.h"
-#include "transport/client.h"
+#include "transport/progress.h"
+#include "transport/send_queue.h"
 #include "transport/pieces.h"
 #include "transport/route.h"
 #include "verbs/memory.h"
+#include "verbs/rc_qp.h"
 
 /* The server's side of a piece: its counts with the remote strides. */
 static void server_layout(struct ds_stride *s, const struct stride_piece *p, const int *strides)
@@ -43,6 +45,19 @@ static int piece_gather(const struct stride_piece *p, const int *strides, const 
     return n;
 }
 
+/* A piece to copy into its request, behind the header (fill_packed). */
+struct packing {
+    const struct stride_piece *p;
+    const int *strides;
+    const char *from;
+};
+
+static void fill_packed(void *to, const void *ctx)
+{
+    const struct packing *k = ctx;
+    pack_piece(k->p, k->strides, k->from, to, true);
+}
+
 /*
  * Puts and accumulates: each piece becomes a request the server scatters or
  * applies. When the user's memory is registered (and rows are not tiny),
@@ -56,34 +71,34 @@ static void send_packed(struct conn *c, const struct transfer *x, const struct s
                         struct handle *req, struct handle *sent)
 {
     bool acc = x->op == TRANSFER_ACC;
-    int op = acc ? DS_ACC_PACKED : DS_PUT_PACKED;
-    const char *what = acc ? "accumulate" : "strided put";
     size_t unit = acc ? acc_elem_size(x->datatype) : 1;
     struct piece_walk w;
     struct stride_piece p;
     piece_walk_begin(&w, x, pl->max_bytes, unit);
     while (piece_walk_next(&w, &p)) {
-        struct bounce *b;
-        struct ds_message *rq = message_begin(c, op, &x->remote, p.dst_off, p.bytes, &b);
-        server_layout(&rq->stride, &p, remote_strides(x));
+        struct request_desc r = {.msg = {.op = acc ? DS_ACC_PACKED : DS_PUT_PACKED, .len = p.bytes},
+                                 .t = &x->remote,
+                                 .offset = p.dst_off,
+                                 .req = req,
+                                 .what = acc ? "accumulate" : "strided put"};
+        server_layout(&r.msg.stride, &p, remote_strides(x));
         if (acc) {
-            rq->datatype = (uint8_t)x->datatype;
-            memcpy(rq->scale, x->scale, unit);
+            r.msg.datatype = (uint8_t)x->datatype;
+            memcpy(r.msg.scale, x->scale, unit);
         }
-        struct work *f = work_new(WORK_MESSAGE, c, req);
         const char *from = x->local + p.src_off;
+        struct ibv_sge sge[RC_QP_MAX_SGE];
+        struct packing copy = {&p, local_strides(x), from};
         if (pl->in_place) {
-            struct ibv_sge sge[RC_QP_MAX_SGE];
-            int n = piece_gather(&p, local_strides(x), from, pl->lkey, sge);
-            if (sent) {
-                f->sent = sent;
-                handle_op_started(sent);
-            }
-            message_send_from(c, rq, b, sge, n, p.bytes, f, what);
-            continue;
+            r.ngather = piece_gather(&p, local_strides(x), from, pl->lkey, sge);
+            r.gather = sge;
+            r.sent = sent;
+        } else {
+            r.payload = p.bytes;
+            r.fill = fill_packed;
+            r.fill_ctx = &copy;
         }
-        pack_piece(&p, local_strides(x), from, (char *)(rq + 1), true);
-        message_send(c, rq, b, p.bytes, f, what);
+        post_request(c, &r);
     }
 }
 
@@ -94,20 +109,21 @@ void get_packed(struct conn *c, const struct transfer *x, size_t piece_bytes, bo
     struct stride_piece p;
     piece_walk_begin(&w, x, piece_bytes, 1);
     while (piece_walk_next(&w, &p)) {
-        struct bounce *data = direct ? NULL : bounce_get();
-        struct bounce *b;
-        struct ds_message *rq = message_begin(c, DS_GET_PACKED, &x->remote, p.dst_off, p.bytes, &b);
-        server_layout(&rq->stride, &p, remote_strides(x));
-        struct work *f = work_new(WORK_MESSAGE, c, req);
+        struct request_desc r = {.msg = {.op = DS_GET_PACKED, .len = p.bytes},
+                                 .t = &x->remote,
+                                 .offset = p.dst_off,
+                                 .req = req,
+                                 .what = "strided get"};
+        server_layout(&r.msg.stride, &p, remote_strides(x));
         if (direct) {
-            rq->reply_addr = (uintptr_t)(x->local + p.src_off);
-            rq->reply_rkey = rkey;
+            r.msg.reply_addr = (uintptr_t)(x->local + p.src_off);
+            r.msg.reply_rkey = rkey;
         } else {
-            rq->reply_addr = (uintptr_t)data->buf;
-            rq->reply_rkey = data->rkey;
-            unpack_on_completion(f, data, &p, local_strides(x), x->local + p.src_off);
+            r.reply_to_bounce = true;
+            r.on_done = unpack_on_arrival;
+            r.ctx = unpack_ctx_new(&p, local_strides(x), x->local + p.src_off);
         }
-        message_send(c, rq, b, 0, f, "strided get");
+        post_request(c, &r);
     }
 }
 
@@ -115,17 +131,20 @@ void pull_put(struct conn *c, const struct transfer *x, size_t piece_bytes, uint
               struct handle *req, bool blocking)
 {
     struct handle done = {0};
-    struct handle *r = blocking ? &done : req;
     struct piece_walk w;
     struct stride_piece p;
     piece_walk_begin(&w, x, piece_bytes, 1);
     while (piece_walk_next(&w, &p)) {
-        struct bounce *b;
-        struct ds_message *rq = message_begin(c, DS_PUT_PULL, &x->remote, p.dst_off, p.bytes, &b);
-        server_layout(&rq->stride, &p, remote_strides(x));
-        rq->reply_addr = (uintptr_t)(x->local + p.src_off);
-        rq->reply_rkey = rkey;
-        message_send(c, rq, b, 0, work_new(WORK_MESSAGE, c, r), "strided put");
+        struct request_desc r = {.msg = {.op = DS_PUT_PULL,
+                                         .len = p.bytes,
+                                         .reply_addr = (uintptr_t)(x->local + p.src_off),
+                                         .reply_rkey = rkey},
+                                 .t = &x->remote,
+                                 .offset = p.dst_off,
+                                 .req = blocking ? &done : req,
+                                 .what = "strided put"};
+        server_layout(&r.msg.stride, &p, remote_strides(x));
+        post_request(c, &r);
     }
     if (blocking)
         handle_wait(&done);

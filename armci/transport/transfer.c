@@ -1,17 +1,16 @@
 /*
- * The inter-node data path: every put, get and accumulate towards another
- * node, contiguous (a strided box of 0 levels), strided or vector, enters
- * through transfer_start (the remote_* front doors are in remote.c), which
- * pins the connection and queues the operation while the connection is
- * being set up (conn_queue.c), and issue_box chooses its path:
+ * Which path a transfer on a ready connection takes (transfer.h). It
+ * arrives from transfer_start (entry.c), directly or from the queue
+ * of a connection that was being set up. issue_box looks up the facts the
+ * choice needs (the connection's gather limits, whether the local memory
+ * is registered) and follows plan_box, the cost model of route.h:
  *   - accumulates always go to the data server, which applies them under
  *     the target's accumulate lock (server_path.c);
- *   - puts and gets whose chunks are a request or longer go by RDMA
- *     (rdma_path.c); so do contiguous ones;
- *   - other strided puts and gets are priced both ways by the cost model of
- *     route.h (RDMA per chunk, or the server per request, in place or
- *     copied) and take the cheaper; a put whose source is one registered
- *     run of 64 KiB or more may be pulled by the server instead;
+ *   - contiguous puts and gets, and those whose chunks are a request or
+ *     longer, go by RDMA (rdma_path.c);
+ *   - other strided puts and gets are priced both ways (RDMA per chunk, or
+ *     the server per request, in place or copied) and take the cheaper; a
+ *     put whose source is one registered run may be pulled by the server;
  *   - vectors of small segments go many to a request (vector_path.c),
  *     larger segments one by one as contiguous transfers.
  */
@@ -21,11 +20,10 @@
 #include <stdint.h>
 
 #include "core/config.h"
-#include "core/threads.h"
 #include "odcm/cm.h"
-#include "transport/client.h"
-#include "transport/conn_queue.h"
+#include "transport/send_queue.h"
 #include "transport/pieces.h"
+#include "transport/progress.h"
 #include "transport/rdma_path.h"
 #include "transport/route.h"
 #include "transport/server_path.h"
@@ -112,18 +110,4 @@ void transfer_issue(struct conn *c, const struct transfer *x, struct handle *req
         issue_box(c, x, r, blocking);
     if (wait_here)
         handle_wait(&done);
-}
-
-void transfer_start(const struct transfer *x, struct handle *req, bool blocking)
-{
-    if (x->locals && x->n == 0)
-        return;
-    rt_lock();
-    const struct target *t = x->locals ? &x->remotes[0] : &x->remote;
-    struct conn *c = conn_for_transfer(t->node, x, req, blocking);
-    if (c) {
-        transfer_issue(c, x, req, blocking);
-        conn_unpin(c);
-    }
-    rt_unlock();
 }

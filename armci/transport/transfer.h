@@ -1,10 +1,10 @@
 /*
  * One description of every put, get and accumulate towards another node
- * (struct transfer), and where it enters the transport (transfer_start,
- * called by the remote_* front doors of remote.c). transfer_issue chooses
- * between the RDMA path, the data-server path and vectors; transfer_start
- * calls it directly, or through the connection's queue (conn_queue.c)
- * while the connection is being set up.
+ * (struct transfer), and transfer_issue, which takes it on a ready
+ * connection along the path route.h chooses: the RDMA path, the
+ * data-server path or vectors. It enters the transport through
+ * transfer_start (entry.h), which calls transfer_issue directly, or
+ * through the connection's queue while the connection is being set up.
  */
 #ifndef ARMCI_TRANSPORT_TRANSFER_H
 #define ARMCI_TRANSPORT_TRANSFER_H
@@ -39,13 +39,6 @@ struct transfer {
     void *const *locals;
     const struct target *remotes;
 };
-
-/*
- * Starts x, counted in req. Blocking: returns when the local buffer may be
- * reused (a get: when the data is there). Non-blocking towards a node
- * being connected: queued in issue order, descriptors copied.
- */
-void transfer_start(const struct transfer *x, struct handle *req, bool blocking);
 
 /* Issues x on its ready connection c, counted in req; a blocking get returns with the data. */
 void transfer_issue(struct conn *c, const struct transfer *x, struct handle *req, bool blocking);

@@ -12,7 +12,8 @@
 #include "core/config.h"
 #include "core/util.h"
 #include "dataserver/protocol.h"
-#include "transport/client.h"
+#include "transport/send_queue.h"
+#include "transport/work.h"
 #include "transport/pieces.h"
 #include "transport/route.h"
 
@@ -41,6 +42,25 @@ static void scatter_on_arrival(struct work *f)
     free(s);
 }
 
+/* k segments of x from index first: their addresses, then (put, acc) their data. */
+struct segments {
+    const struct transfer *x;
+    int first, k;
+};
+
+static void fill_segments(void *to, const void *ctx)
+{
+    const struct segments *g = ctx;
+    const struct transfer *x = g->x;
+    uint64_t *addrs = to;
+    char *data = (char *)(addrs + g->k);
+    for (int i = 0; i < g->k; i++) {
+        addrs[i] = x->remotes[g->first + i].server_addr;
+        if (x->op != TRANSFER_GET)
+            memcpy(data + (size_t)i * x->bytes, x->locals[g->first + i], x->bytes);
+    }
+}
+
 /* Sends k segments (from index first) in one request. */
 static void send_vector_batch(struct conn *c, const struct transfer *x, int first, int k,
                               struct handle *req)
@@ -50,37 +70,30 @@ static void send_vector_batch(struct conn *c, const struct transfer *x, int firs
     static const char *const what[] = {[TRANSFER_PUT] = "vector put",
                                        [TRANSFER_GET] = "vector get",
                                        [TRANSFER_ACC] = "vector accumulate"};
-    const struct target *ts = x->remotes + first;
-    void *const *local = x->locals + first;
     bool carries_data = x->op != TRANSFER_GET;
-    size_t payload = (size_t)k * (sizeof(uint64_t) + (carries_data ? x->bytes : 0));
-    struct bounce *b;
-    struct ds_message *rq = message_begin(c, ops[x->op], &ts[0], 0, x->bytes, &b);
-    rq->value = k;
+    struct segments g = {x, first, k};
+    struct request_desc r = {.msg = {.op = (uint8_t)ops[x->op], .len = x->bytes, .value = k},
+                             .t = &x->remotes[first],
+                             .payload =
+                                 (size_t)k * (sizeof(uint64_t) + (carries_data ? x->bytes : 0)),
+                             .fill = fill_segments,
+                             .fill_ctx = &g,
+                             .req = req,
+                             .what = what[x->op]};
     if (x->op == TRANSFER_ACC) {
-        rq->datatype = (uint8_t)x->datatype;
-        memcpy(rq->scale, x->scale, acc_elem_size(x->datatype));
+        r.msg.datatype = (uint8_t)x->datatype;
+        memcpy(r.msg.scale, x->scale, acc_elem_size(x->datatype));
     }
-    uint64_t *addrs = (uint64_t *)(rq + 1);
-    char *data = (char *)(addrs + k);
-    for (int i = 0; i < k; i++) {
-        addrs[i] = ts[i].server_addr;
-        if (carries_data)
-            memcpy(data + (size_t)i * x->bytes, local[i], x->bytes);
-    }
-    struct work *f = work_new(WORK_MESSAGE, c, req);
     if (x->op == TRANSFER_GET) {
         struct scatter_ctx *s = xmalloc(sizeof(*s) + sizeof(void *) * (size_t)k);
         s->k = k;
         s->bytes = x->bytes;
-        memcpy(s->dst, local, sizeof(void *) * (size_t)k);
-        f->data = bounce_get();
-        f->on_done = scatter_on_arrival;
-        f->ctx = s;
-        rq->reply_addr = (uintptr_t)f->data->buf;
-        rq->reply_rkey = f->data->rkey;
+        memcpy(s->dst, x->locals + first, sizeof(void *) * (size_t)k);
+        r.reply_to_bounce = true;
+        r.on_done = scatter_on_arrival;
+        r.ctx = s;
     }
-    message_send(c, rq, b, payload, f, what[x->op]);
+    post_request(c, &r);
 }
 
 bool vector_send_batched(struct conn *c, const struct transfer *x, struct handle *req)

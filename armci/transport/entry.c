@@ -1,8 +1,11 @@
 /*
- * The transport's side of a connection (conn_queue.h): its state (c->io),
- * pinning, and the operations that wait for it to become ready.
+ * Where puts, gets and accumulates enter the transport (entry.h): the
+ * remote_* data entry points as transfers, transfer_start, which waits for
+ * the connection or queues on it, and the transport's side of a
+ * connection: its state (c->io), pinning, and the operations that wait for
+ * it to become ready.
  */
-#include "transport/conn_queue.h"
+#include "transport/entry.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +14,16 @@
 #include "core/config.h"
 #include "core/memstat.h"
 #include "core/mutant.h"
+#include "core/threads.h"
 #include "core/util.h"
 #include "odcm/cm.h"
-#include "transport/client.h"
 #include "transport/progress.h"
+#include "transport/remote.h"
 #include "transport/send_queue.h"
+#include "transport/strided_remote.h"
+#include "transport/vector_remote.h"
 #include "transport/transfer.h"
+#include "transport/work.h"
 
 /* A transfer queued on a connection being set up: a deep copy of what it describes. */
 struct pending_op {
@@ -91,10 +98,7 @@ static bool queue_if_connecting(struct conn *c, const struct transfer *x, struct
         c->io->queue_head = op;
     c->io->queue_tail = op;
     c->io->queued++;
-    /* Counted now, so fences and waits see it. */
-    c->io->outstanding++;
-    ep.outstanding++;
-    handle_op_started(req);
+    works_hold(c, req); /* counted now, so fences and waits see it */
     return true;
 }
 
@@ -115,10 +119,7 @@ static void drain(struct conn *c)
             c->io->queue_tail = NULL;
         c->io->queued--;
         transfer_issue(c, &op->x, op->req, false);
-        /* The real operations count themselves; drop the placeholder. */
-        c->io->outstanding--;
-        ep.outstanding--;
-        handle_op_done(op->req);
+        works_unhold(c, op->req); /* the real operations count themselves */
         pending_free(op);
     }
     c->io->draining = false;
@@ -233,4 +234,109 @@ struct conn *conn_for_transfer(int node, const struct transfer *x, struct handle
         return conn_wait_ready(c);
     conn_unpin(c);
     return NULL;
+}
+
+void transfer_start(const struct transfer *x, struct handle *req, bool blocking)
+{
+    if (x->locals && x->n == 0)
+        return;
+    rt_lock();
+    const struct target *t = x->locals ? &x->remotes[0] : &x->remote;
+    struct conn *c = conn_for_transfer(t->node, x, req, blocking);
+    if (c) {
+        transfer_issue(c, x, req, blocking);
+        conn_unpin(c);
+    }
+    rt_unlock();
+}
+
+/* ---- the shapes the API layer hands over, as transfers ---- */
+
+void remote_put(const struct target *t, const void *src, size_t bytes, struct handle *req,
+                bool blocking)
+{
+    int count[1] = {(int)bytes};
+    struct transfer x = {
+        .op = TRANSFER_PUT, .local = (char *)src, .remote = *t, .d = {0, count, NULL, NULL}};
+    transfer_start(&x, req, blocking);
+}
+
+void remote_get(const struct target *t, void *dst, size_t bytes, struct handle *req, bool blocking)
+{
+    int count[1] = {(int)bytes};
+    struct transfer x = {
+        .op = TRANSFER_GET, .local = dst, .remote = *t, .d = {0, count, NULL, NULL}};
+#if ARMCI_MUTANT_IS(get_wrong_offset)
+    x.remote.server_addr += bytes > 8 ? 8 : 0;
+    count[0] -= bytes > 8 ? 8 : 0;
+#endif
+    transfer_start(&x, req, blocking);
+}
+
+void remote_acc(const struct target *t, int datatype, const void *scale, const void *src,
+                size_t bytes, struct handle *req, bool blocking)
+{
+    int count[1] = {(int)bytes};
+    struct transfer x = {.op = TRANSFER_ACC,
+                         .datatype = datatype,
+                         .scale = scale,
+                         .local = (char *)src,
+                         .remote = *t,
+                         .d = {0, count, NULL, NULL}};
+    transfer_start(&x, req, blocking);
+}
+
+void strided_remote_put(const struct target *t, const struct stride_desc *d, const char *src,
+                        struct handle *req, bool blocking)
+{
+    struct transfer x = {.op = TRANSFER_PUT, .local = (char *)src, .remote = *t, .d = *d};
+    transfer_start(&x, req, blocking);
+}
+
+void strided_remote_get(const struct target *t, const struct stride_desc *d, char *dst,
+                        struct handle *req, bool blocking)
+{
+    struct transfer x = {.op = TRANSFER_GET, .local = dst, .remote = *t, .d = *d};
+    transfer_start(&x, req, blocking);
+}
+
+void strided_remote_acc(const struct target *t, const struct stride_desc *d, int datatype,
+                        const void *scale, const char *src, struct handle *req, bool blocking)
+{
+    struct transfer x = {.op = TRANSFER_ACC,
+                         .datatype = datatype,
+                         .scale = scale,
+                         .local = (char *)src,
+                         .remote = *t,
+                         .d = *d};
+    transfer_start(&x, req, blocking);
+}
+
+void vector_remote_put(const struct target *ts, void *const *local, int n, size_t bytes,
+                       struct handle *req, bool blocking)
+{
+    struct transfer x = {
+        .op = TRANSFER_PUT, .n = n, .bytes = bytes, .locals = local, .remotes = ts};
+    transfer_start(&x, req, blocking);
+}
+
+void vector_remote_get(const struct target *ts, void *const *local, int n, size_t bytes,
+                       struct handle *req, bool blocking)
+{
+    struct transfer x = {
+        .op = TRANSFER_GET, .n = n, .bytes = bytes, .locals = local, .remotes = ts};
+    transfer_start(&x, req, blocking);
+}
+
+void vector_remote_acc(const struct target *ts, void *const *local, int n, size_t bytes,
+                       int datatype, const void *scale, struct handle *req, bool blocking)
+{
+    struct transfer x = {.op = TRANSFER_ACC,
+                         .datatype = datatype,
+                         .scale = scale,
+                         .n = n,
+                         .bytes = bytes,
+                         .locals = local,
+                         .remotes = ts};
+    transfer_start(&x, req, blocking);
 }

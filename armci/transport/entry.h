@@ -1,5 +1,8 @@
 /*
- * Connections, transport side: what the transport keeps about each one
+ * Where a put, get or accumulate enters the transport: the remote_* data
+ * entry points (remote.h, strided_remote.h, vector_remote.h) are defined in
+ * entry.c and start transfers with transfer_start. And connections,
+ * transport side: what the transport keeps about each one
  * (struct conn_io, given to the connection manager's struct conn when it
  * enters the table), pinning a connection while we issue on it, and the
  * queue of operations issued while it is being set up (non-blocking
@@ -8,8 +11,8 @@
  * The connection manager calls back here (cm_client_env): on_insert,
  * on_ready, on_destroy, busy, waits_for_lock.
  */
-#ifndef ARMCI_TRANSPORT_CONN_QUEUE_H
-#define ARMCI_TRANSPORT_CONN_QUEUE_H
+#ifndef ARMCI_TRANSPORT_ENTRY_H
+#define ARMCI_TRANSPORT_ENTRY_H
 
 #include <stdbool.h>
 
@@ -36,6 +39,13 @@ struct conn *conn_wait_ready(struct conn *c);
  */
 struct conn *conn_for_transfer(int node, const struct transfer *x, struct handle *req,
                                bool blocking);
+
+/*
+ * Starts x, counted in req. Blocking: returns when the local buffer may be
+ * reused (a get: when the data is there). Non-blocking towards a node
+ * being connected: queued in issue order, descriptors copied.
+ */
+void transfer_start(const struct transfer *x, struct handle *req, bool blocking);
 
 /* Posts the operations queued on connections that became ready (progress engine). */
 void conns_drain_ready(void);

@@ -1,0 +1,253 @@
+/* Work records, the bounce buffers they hold, the in-flight list fences wait on, and reply
+ * tokens (work.h). */
+#include "transport/work.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "core/memstat.h"
+#include "core/util.h"
+#include "odcm/cm.h"
+#include "transport/conn_io.h"
+#include "verbs/memory.h"
+
+static struct work *work_free;
+static int outstanding; /* operations not yet complete, over all connections */
+
+struct reply_slot {
+    struct work *work; /* NULL: free */
+    uint32_t generation;
+    uint32_t next_free;
+};
+static struct reply_slot *reply_slots;
+static uint32_t nreply_slots, reply_free_head = UINT32_MAX;
+
+/* ---- bounce buffers ---- */
+
+static struct {
+    void *region;
+    struct net_mr *mr;
+    struct bounce *all;
+    struct bounce *free_list;
+} pool;
+
+void bounce_pool_init(void)
+{
+    size_t total = cfg.bounce_size * (size_t)cfg.bounce_count;
+    pool.region = xmalloc_registrable(total);
+    /* Remote write too: the data server writes packed get data straight into them. */
+    pool.mr = net_reg("ARMCI_Init", pool.region, total, true);
+    pool.all = xcalloc((size_t)cfg.bounce_count, sizeof(struct bounce));
+    memstat_add(MEM_BUF_BOUNCE, (long)(total + sizeof(struct bounce) * (size_t)cfg.bounce_count));
+    for (int i = 0; i < cfg.bounce_count; i++) {
+        struct bounce *b = &pool.all[i];
+        b->buf = (char *)pool.region + (size_t)i * cfg.bounce_size;
+        b->lkey = pool.mr->lkey;
+        b->rkey = pool.mr->rkey;
+        b->next = pool.free_list;
+        pool.free_list = b;
+    }
+}
+
+void bounce_pool_fini(void)
+{
+    if (!pool.mr)
+        return;
+    net_dereg(pool.mr);
+    free(pool.region);
+    free(pool.all);
+    memstat_add(MEM_BUF_BOUNCE,
+                -(long)((cfg.bounce_size + sizeof(struct bounce)) * (size_t)cfg.bounce_count));
+    pool = (typeof(pool)){0};
+}
+
+struct bounce *bounce_try_get(void)
+{
+    struct bounce *b = pool.free_list;
+    if (b)
+        pool.free_list = b->next;
+    return b;
+}
+
+void bounce_free(struct bounce *b)
+{
+    b->next = pool.free_list;
+    pool.free_list = b;
+}
+
+/* ---- works ---- */
+
+struct work *work_new(enum work_kind kind, struct conn *c, struct handle *req)
+{
+    struct work *f = work_free;
+    if (f) {
+        work_free = f->next_free;
+    } else {
+        f = xmalloc(sizeof(*f));
+        memstat_add(MEM_WORK, (long)sizeof(*f));
+    }
+    *f = (struct work){.kind = kind, .conn = c, .req = req, .fenced = true, .seq = c->io->issued++};
+    f->older = c->io->newest;
+    if (c->io->newest)
+        c->io->newest->newer = f;
+    else
+        c->io->oldest = f;
+    c->io->newest = f;
+    c->io->outstanding++;
+    outstanding++;
+    if (req)
+        handle_op_started(req);
+    return f;
+}
+
+void work_not_fenced(struct work *f)
+{
+    struct conn *c = f->conn;
+    if (!f->fenced)
+        return;
+    if (f->older)
+        f->older->newer = f->newer;
+    else
+        c->io->oldest = f->newer;
+    if (f->newer)
+        f->newer->older = f->older;
+    else
+        c->io->newest = f->older;
+    f->fenced = false;
+}
+
+void work_complete(struct work *f)
+{
+    if (f->on_done)
+        f->on_done(f);
+    if (f->data)
+        bounce_free(f->data);
+    if (f->bounce)
+        bounce_free(f->bounce);
+    struct conn *c = f->conn;
+    work_not_fenced(f);
+    c->io->outstanding--;
+    c->io->updates_done += f->server_update;
+    outstanding--;
+    if (f->req)
+        handle_op_done(f->req);
+    f->next_free = work_free;
+    work_free = f;
+}
+
+int works_outstanding(void)
+{
+    return outstanding;
+}
+
+void works_hold(struct conn *c, struct handle *req)
+{
+    c->io->outstanding++;
+    outstanding++;
+    handle_op_started(req);
+}
+
+void works_unhold(struct conn *c, struct handle *req)
+{
+    c->io->outstanding--;
+    outstanding--;
+    handle_op_done(req);
+}
+
+void works_fini(void)
+{
+    while (work_free) {
+        struct work *f = work_free;
+        work_free = f->next_free;
+        memstat_add(MEM_WORK, -(long)sizeof(*f));
+        free(f);
+    }
+    memstat_add(MEM_REPLY_SLOTS, -(long)(sizeof(*reply_slots) * nreply_slots));
+    free(reply_slots);
+    reply_slots = NULL;
+    nreply_slots = 0;
+    reply_free_head = UINT32_MAX;
+    outstanding = 0;
+}
+
+static uint64_t token_issue(struct work *f)
+{
+    if (reply_free_head == UINT32_MAX) {
+        uint32_t grown = nreply_slots ? 2 * nreply_slots : 64;
+        reply_slots = xrealloc(reply_slots, sizeof(*reply_slots) * grown);
+        memstat_add(MEM_REPLY_SLOTS, (long)(sizeof(*reply_slots) * (grown - nreply_slots)));
+        for (uint32_t i = grown; i-- > nreply_slots;) {
+            reply_slots[i] = (struct reply_slot){.next_free = reply_free_head};
+            reply_free_head = i;
+        }
+        nreply_slots = grown;
+    }
+    uint32_t i = reply_free_head;
+    reply_free_head = reply_slots[i].next_free;
+    reply_slots[i].work = f;
+    return (uint64_t)reply_slots[i].generation << 32 | i;
+}
+
+uint64_t work_await_reply(struct work *f, bool in_order)
+{
+    struct conn *c = f->conn;
+    f->token = token_issue(f);
+    f->in_order = in_order;
+    if (in_order) {
+        f->answer_next = NULL;
+        if (c->io->awaiting_tail)
+            c->io->awaiting_tail->answer_next = f;
+        else
+            c->io->awaiting_head = f;
+        c->io->awaiting_tail = f;
+    }
+    return f->token;
+}
+
+struct work *token_lookup(uint64_t token, uint32_t qp_num)
+{
+    uint32_t i = (uint32_t)token;
+    if (i >= nreply_slots)
+        return NULL;
+    struct reply_slot *s = &reply_slots[i];
+    if (!s->work || s->generation != (uint32_t)(token >> 32) || s->work->conn->qp->qp_num != qp_num)
+        return NULL;
+    return s->work;
+}
+
+/* f's reply came: its token is void from now on, its slot free again. */
+static void token_release(struct work *f)
+{
+    struct reply_slot *s = &reply_slots[(uint32_t)f->token];
+    s->work = NULL;
+    s->generation++;
+    s->next_free = reply_free_head;
+    reply_free_head = (uint32_t)f->token;
+}
+
+bool answers_match(const struct work *last, uint32_t n)
+{
+    if (!last->in_order || n == 0)
+        return false;
+    const struct work *w = last->conn->io->awaiting_head;
+    for (uint32_t k = 1; w && k < n; k++)
+        w = w->answer_next;
+    return w == last;
+}
+
+struct work *answer_next(struct conn *c)
+{
+    struct work *w = c->io->awaiting_head;
+    c->io->awaiting_head = w->answer_next;
+    if (!c->io->awaiting_head)
+        c->io->awaiting_tail = NULL;
+    token_release(w);
+    return w;
+}
+
+struct work *answer_lock(struct work *f)
+{
+    token_release(f);
+    return f;
+}

@@ -9,7 +9,7 @@
 #include "core/util.h"
 #include "dataserver/credits.h"
 #include "dataserver/locks.h"
-#include "dataserver/replies.h"
+#include "dataserver/answers.h"
 #include "dataserver/resources.h"
 #include "dataserver/sends.h"
 #include "verbs/qp_pool.h"
@@ -75,7 +75,7 @@ static void conn_destroy(void *conn)
     struct server_conn *sc = conn;
     while (sc->sq_posted > 0)
         server_drain_sends();
-    replies_forget_conn(sc);
+    answers_forget_conn(sc);
     locks_forget_conn(sc);
     intmap_remove(&by_qpn, sc->qp->qp_num);
     credits_leave(sc);

@@ -16,7 +16,7 @@
 #include "core/util.h"
 #include "dataserver/locks.h"
 #include "dataserver/registry.h"
-#include "dataserver/replies.h"
+#include "dataserver/answers.h"
 
 struct lock_waiter {
     struct ticket_lock *lock;

@@ -20,7 +20,7 @@
 #include "dataserver/link_server.h"
 #include "dataserver/locks.h"
 #include "dataserver/registry.h"
-#include "dataserver/replies.h"
+#include "dataserver/answers.h"
 #include "dataserver/resources.h"
 #include "dataserver/sends.h"
 #include "dataserver/server.h"
@@ -135,7 +135,7 @@ void server_stop(void)
 void server_fini(void)
 {
     connections_fini();
-    replies_fini();
+    answers_fini();
     cm_server_fini();
     locks_fini();
     registry_fini();

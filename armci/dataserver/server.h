@@ -10,7 +10,7 @@
  *   registry.c     the segments mapped for remote access; every range is checked here
  *   sends.c        posting within the queues' room, send completions, RDMA reads
  *   credits.c      the credit policy: allowances and credits per reply
- *   replies.c      answers, and the batching of successful updates' answers
+ *   answers.c      answers, and the batching of successful updates' answers
  *   locks.c        ticket locks held for remote clients
  *   handlers.c     executes one request (validated against the registry)
  *   link.c         the local socket: map/unmap, same-node unlocks, stop

@@ -15,7 +15,7 @@ struct server_conn {
     int sq_posted;
     uint64_t last_served; /* the loop's request count when it last sent one (least recently used) */
     bool broken;          /* a send failed: the QP is in error, nothing more is served */
-    /* Successful updates answered later, together (struct ds_reply; replies.c). */
+    /* Successful updates answered later, together (struct ds_reply; answers.c). */
     uint32_t answers_due;
     uint64_t last_due; /* the token of the last of them */
     int credits_due;

@@ -37,7 +37,7 @@
 #include "dataserver/handlers.h"
 #include "dataserver/locks.h"
 #include "dataserver/registry.h"
-#include "dataserver/replies.h"
+#include "dataserver/answers.h"
 #include "dataserver/sends.h"
 #include "fuzz.h"
 #include "verbs/memory.h"

@@ -19,7 +19,7 @@
 #include "core/util.h"
 #include "dataserver/locks.h"
 #include "dataserver/registry.h"
-#include "dataserver/replies.h"
+#include "dataserver/answers.h"
 #include "verbs/memory.h"
 
 /* ---- what registry.c and locks.c need from the rest of the runtime ---- */

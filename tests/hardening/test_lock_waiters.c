@@ -14,7 +14,7 @@
 #include "core/ticket_lock.h"
 #include "dataserver/locks.h"
 #include "dataserver/registry.h"
-#include "dataserver/replies.h"
+#include "dataserver/answers.h"
 
 /* ---- what locks.c needs from the rest of the server ---- */
 

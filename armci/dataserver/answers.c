@@ -1,5 +1,5 @@
-/* Answers and their batching (replies.h). */
-#include "dataserver/replies.h"
+/* Answers and their batching (answers.h). */
+#include "dataserver/answers.h"
 
 #include <stdlib.h>
 
@@ -94,7 +94,7 @@ void server_lock_queued(struct server_conn *sc, uint64_t token)
     send_reply(sc, &r);
 }
 
-void replies_forget_conn(const struct server_conn *sc)
+void answers_forget_conn(const struct server_conn *sc)
 {
     if (!sc->on_due_list)
         return;
@@ -115,7 +115,7 @@ void server_answers_flush(void)
     ndue = 0;
 }
 
-void replies_fini(void)
+void answers_fini(void)
 {
     free(due);
     due = NULL;

@@ -3,8 +3,8 @@
  * Successful updates may be answered in batches: one reply answers several
  * requests of a connection's in-order stream (struct ds_reply's `answers`).
  */
-#ifndef ARMCI_DATASERVER_REPLIES_H
-#define ARMCI_DATASERVER_REPLIES_H
+#ifndef ARMCI_DATASERVER_ANSWERS_H
+#define ARMCI_DATASERVER_ANSWERS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,7 +27,7 @@ void server_lock_queued(struct server_conn *sc, uint64_t token);
 /* Sends every answer that waits (the server is about to idle). */
 void server_answers_flush(void);
 /* sc goes away: answers waiting for it are dropped (nobody is left to read them). */
-void replies_forget_conn(const struct server_conn *sc);
-void replies_fini(void);
+void answers_forget_conn(const struct server_conn *sc);
+void answers_fini(void);
 
 #endif

@@ -83,10 +83,8 @@ static void attach(armci_hdl_t *hdl, int slot)
  * itself belongs to the thread that uses it. The handle state a slot points
  * to never moves, so the transport may count in it after the lock is gone.
  */
-struct handle *handle_for(const char *call, armci_hdl_t *hdl)
+struct handle *handle_of_user(const char *call, armci_hdl_t *hdl)
 {
-    if (!hdl)
-        return handle_implicit();
     rt_lock();
     int slot;
     struct handle *r = lookup(call, hdl, &slot);

@@ -13,8 +13,15 @@
 #include "armci.h"
 #include "transport/handle.h"
 
-/* The handle state a new operation with handle hdl (may be NULL) is counted in. */
-struct handle *handle_for(const char *call, armci_hdl_t *hdl);
+/* The handle state a new operation with the user's handle hdl is counted in. */
+struct handle *handle_of_user(const char *call, armci_hdl_t *hdl);
+
+/* The handle state a new operation with handle hdl is counted in: a blocking call
+ * (hdl NULL) counts in the thread's implicit handle without a look at the table. */
+static inline struct handle *handle_for(const char *call, armci_hdl_t *hdl)
+{
+    return hdl ? handle_of_user(call, hdl) : handle_implicit();
+}
 
 void handles_init(void);
 void handles_fini(void);

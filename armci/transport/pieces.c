@@ -76,11 +76,11 @@ struct unpack_ctx *unpack_ctx_new(const struct stride_piece *p, const int *strid
 void unpack_on_arrival(struct work *f)
 {
     struct unpack_ctx *u = f->ctx;
-    pack_piece(&u->piece, u->strides, f->data->buf, u->dst, false);
+    pack_piece(&u->piece, u->strides, f->data->addr, u->dst, false);
     free(u);
 }
 
-void unpack_on_completion(struct work *f, struct bounce *data, const struct stride_piece *p,
+void unpack_on_completion(struct work *f, struct pool_buffer *data, const struct stride_piece *p,
                           const int *strides, char *dst)
 {
     f->data = data;

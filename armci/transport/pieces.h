@@ -17,7 +17,7 @@
 #include "strided/stride.h"
 #include "transport/transfer.h"
 
-struct bounce;
+struct pool_buffer;
 struct work;
 
 /* The largest piece the data server moves with one RDMA for us (a gathered get landing in
@@ -74,7 +74,7 @@ void unpack_on_arrival(struct work *f);
 
 /* Work f reads piece p into `data`; when it completes, the piece is unpacked to dst (with the
  * local `strides`). */
-void unpack_on_completion(struct work *f, struct bounce *data, const struct stride_piece *p,
+void unpack_on_completion(struct work *f, struct pool_buffer *data, const struct stride_piece *p,
                           const int *strides, char *dst);
 
 #endif

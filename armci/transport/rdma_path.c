@@ -62,9 +62,9 @@ static void rdma_bounced(struct conn *c, const struct transfer *x, struct handle
     piece_walk_begin(&w, x, cfg.bounce_size, 1);
     while (piece_walk_next(&w, &p)) {
         rdma_batch_flush(&batch); /* bounce_wait may wait for earlier operations */
-        struct bounce *b = bounce_wait();
+        struct pool_buffer *b = bounce_wait();
         if (write)
-            pack_piece(&p, local_strides(x), x->local + p.src_off, b->buf, true);
+            pack_piece(&p, local_strides(x), x->local + p.src_off, b->addr, true);
         int packed[ARMCI_MAX_STRIDE_LEVEL];
         stride_packed(p.count, p.levels, packed);
         struct stride_desc walk = {p.levels, p.count, packed, remote_strides(x)};
@@ -76,7 +76,7 @@ static void rdma_bounced(struct conn *c, const struct transfer *x, struct handle
         size_t left = stride_chunks(p.count, p.levels);
         struct stride_iter it;
         for (stride_iter_begin(&it, &walk); !it.done; stride_iter_next(&it))
-            rdma_batch_add(&batch, c, op, (char *)b->buf + it.src_off, b->lkey, (size_t)p.count[0],
+            rdma_batch_add(&batch, c, op, (char *)b->addr + it.src_off, b->lkey, (size_t)p.count[0],
                            x->remote.server_addr + p.dst_off + it.dst_off, x->remote.rkey, f,
                            --left == 0, true);
     }

@@ -270,9 +270,9 @@ static void wait_room(struct conn *c)
         wait_progress();
 }
 
-struct bounce *bounce_wait(void)
+struct pool_buffer *bounce_wait(void)
 {
-    struct bounce *b;
+    struct pool_buffer *b;
     while (!(b = bounce_try_get()))
         wait_progress();
     return b;
@@ -347,21 +347,21 @@ void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op,
 void post_write_copy(struct conn *c, const void *src, size_t len, uint64_t raddr, uint32_t rkey,
                      struct handle *req)
 {
-    struct bounce *b = bounce_wait();
-    memcpy(b->buf, src, len);
+    struct pool_buffer *b = bounce_wait();
+    memcpy(b->addr, src, len);
     struct work *w = work_new(WORK_WRITE, c, req);
     w->bounce = b; /* freed when the write completes */
     struct rdma_batch batch;
     rdma_batch_init(&batch);
-    rdma_batch_add(&batch, c, IBV_WR_RDMA_WRITE, b->buf, b->lkey, len, raddr, rkey, w, true, true);
+    rdma_batch_add(&batch, c, IBV_WR_RDMA_WRITE, b->addr, b->lkey, len, raddr, rkey, w, true, true);
     rdma_batch_flush(&batch);
 }
 
 /* The header of r in the message buffer: as described, with what post_request fills in. */
 static struct ds_message *write_header(struct conn *c, const struct request_desc *r,
-                                       struct bounce *b)
+                                       struct pool_buffer *b)
 {
-    struct ds_message *msg = b->buf;
+    struct ds_message *msg = b->addr;
     *msg = r->msg;
     sq_note_remote(c, r->t->server_addr, r->t->rkey); /* a place a flush or a probe may name */
     if (r->verbatim)
@@ -373,13 +373,13 @@ static struct ds_message *write_header(struct conn *c, const struct request_desc
 }
 
 /* The SEND of a message in b (len bytes), followed by the npayload pieces in payload. */
-static void post_send(struct conn *c, struct bounce *b, size_t len, const struct ibv_sge *payload,
-                      int npayload, struct work *w)
+static void post_send(struct conn *c, struct pool_buffer *b, size_t len,
+                      const struct ibv_sge *payload, int npayload, struct work *w)
 {
     wait_room(c);
     struct ibv_sge sge[RC_QP_MAX_SGE];
     size_t total = len;
-    sge[0] = (struct ibv_sge){.addr = (uintptr_t)b->buf, .length = (uint32_t)len, .lkey = b->lkey};
+    sge[0] = (struct ibv_sge){.addr = (uintptr_t)b->addr, .length = (uint32_t)len, .lkey = b->lkey};
     for (int i = 0; i < npayload; i++) {
         sge[1 + i] = payload[i];
         total += payload[i].length;
@@ -400,8 +400,8 @@ static void post_send(struct conn *c, struct bounce *b, size_t len, const struct
 struct work *post_request(struct conn *c, const struct request_desc *r)
 {
     reserve_message(c);
-    struct bounce *b = bounce_wait();
-    struct bounce *data = r->reply_to_bounce ? bounce_wait() : NULL;
+    struct pool_buffer *b = bounce_wait();
+    struct pool_buffer *data = r->reply_to_bounce ? bounce_wait() : NULL;
     struct work *w = work_new(WORK_MESSAGE, c, r->req);
     /* Every request but a lock's is answered in order (dataserver/protocol.h). */
     uint64_t token = work_await_reply(w, r->msg.op != DS_LOCK);
@@ -420,7 +420,7 @@ struct work *post_request(struct conn *c, const struct request_desc *r)
     struct ds_message *msg = write_header(c, r, b);
     msg->token = token;
     if (data) {
-        msg->reply_addr = (uintptr_t)data->buf;
+        msg->reply_addr = (uintptr_t)data->addr;
         msg->reply_rkey = data->rkey;
     }
     if (r->fill)

@@ -33,7 +33,7 @@
 
 struct conn;
 struct work;
-struct bounce;
+struct pool_buffer;
 
 /* Every process can have this many signaled send WRs in flight over all its connections. */
 #define SQ_SEND_BUDGET 1024
@@ -90,7 +90,7 @@ void sq_forget(struct conn *c);
 void sq_init(void (*wait)(void));
 
 /* A free bounce buffer: waits (making progress) for one. */
-struct bounce *bounce_wait(void);
+struct pool_buffer *bounce_wait(void);
 
 /*
  * Before a lock request's post_request: reserves the second reply slot a

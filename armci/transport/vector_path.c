@@ -38,7 +38,7 @@ static void scatter_on_arrival(struct work *f)
 {
     struct scatter_ctx *s = f->ctx;
     for (int i = 0; i < s->k; i++)
-        memcpy(s->dst[i], (char *)f->data->buf + (size_t)i * s->bytes, s->bytes);
+        memcpy(s->dst[i], (char *)f->data->addr + (size_t)i * s->bytes, s->bytes);
     free(s);
 }
 

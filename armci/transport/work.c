@@ -25,55 +25,28 @@ static uint32_t nreply_slots, reply_free_head = UINT32_MAX;
 
 /* ---- bounce buffers ---- */
 
-static struct {
-    void *region;
-    struct net_mr *mr;
-    struct bounce *all;
-    struct bounce *free_list;
-} pool;
+static struct buffer_pool bounces;
 
 void bounce_pool_init(void)
 {
-    size_t total = cfg.bounce_size * (size_t)cfg.bounce_count;
-    pool.region = xmalloc_registrable(total);
     /* Remote write too: the data server writes packed get data straight into them. */
-    pool.mr = net_reg("ARMCI_Init", pool.region, total, true);
-    pool.all = xcalloc((size_t)cfg.bounce_count, sizeof(struct bounce));
-    memstat_add(MEM_BUF_BOUNCE, (long)(total + sizeof(struct bounce) * (size_t)cfg.bounce_count));
-    for (int i = 0; i < cfg.bounce_count; i++) {
-        struct bounce *b = &pool.all[i];
-        b->buf = (char *)pool.region + (size_t)i * cfg.bounce_size;
-        b->lkey = pool.mr->lkey;
-        b->rkey = pool.mr->rkey;
-        b->next = pool.free_list;
-        pool.free_list = b;
-    }
+    buffer_pool_create(&bounces, "ARMCI_Init", "bounce buffers", cfg.bounce_count, cfg.bounce_size,
+                       true, MEM_BUF_BOUNCE);
 }
 
 void bounce_pool_fini(void)
 {
-    if (!pool.mr)
-        return;
-    net_dereg(pool.mr);
-    free(pool.region);
-    free(pool.all);
-    memstat_add(MEM_BUF_BOUNCE,
-                -(long)((cfg.bounce_size + sizeof(struct bounce)) * (size_t)cfg.bounce_count));
-    pool = (typeof(pool)){0};
+    buffer_pool_destroy(&bounces);
 }
 
-struct bounce *bounce_try_get(void)
+struct pool_buffer *bounce_try_get(void)
 {
-    struct bounce *b = pool.free_list;
-    if (b)
-        pool.free_list = b->next;
-    return b;
+    return buffer_pool_get(&bounces);
 }
 
-void bounce_free(struct bounce *b)
+void bounce_free(struct pool_buffer *b)
 {
-    b->next = pool.free_list;
-    pool.free_list = b;
+    buffer_pool_release(&bounces, b);
 }
 
 /* ---- works ---- */

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "transport/handle.h"
+#include "verbs/buffer_pool.h"
 
 struct conn;
 
@@ -22,31 +23,25 @@ struct conn;
  * request messages) or on its way in (packed gets). Taking one never waits
  * here: send_queue.h's bounce_wait makes progress until one is free.
  */
-struct bounce {
-    void *buf;
-    uint32_t lkey;
-    uint32_t rkey; /* the data server RDMA-writes packed get data straight into one */
-    struct bounce *next;
-};
 
 void bounce_pool_init(void);
 void bounce_pool_fini(void);
 
 /* A free buffer, or NULL when all are in use. */
-struct bounce *bounce_try_get(void);
-void bounce_free(struct bounce *b);
+struct pool_buffer *bounce_try_get(void);
+void bounce_free(struct pool_buffer *b);
 
 enum work_kind { WORK_WRITE, WORK_READ, WORK_MESSAGE };
 
 struct work {
     enum work_kind kind;
     struct conn *conn;
-    struct handle *req;    /* counted in here until complete (may be NULL) */
-    struct bounce *bounce; /* released on completion */
-    int events_left;       /* WORK_MESSAGE: send completion + reply */
-    int64_t *result;       /* WORK_MESSAGE: where the reply's value goes */
+    struct handle *req;         /* counted in here until complete (may be NULL) */
+    struct pool_buffer *bounce; /* released on completion */
+    int events_left;            /* WORK_MESSAGE: send completion + reply */
+    int64_t *result;            /* WORK_MESSAGE: where the reply's value goes */
     int32_t *status; /* WORK_MESSAGE: where the reply's status goes; NULL: a rejection is fatal */
-    struct bounce *data;             /* packed get: the buffer the server writes the data into */
+    struct pool_buffer *data;        /* packed get: the buffer the server writes the data into */
     void (*on_done)(struct work *f); /* packed get: unpacks `data` */
     void *ctx;                       /* for on_done */
     const char *what;                /* for error messages */

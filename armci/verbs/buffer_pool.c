@@ -41,25 +41,6 @@ void buffer_pool_destroy(struct buffer_pool *p)
     *p = (struct buffer_pool){0};
 }
 
-struct pool_buffer *buffer_pool_get(struct buffer_pool *p)
-{
-    struct pool_buffer *b = p->free_list;
-    if (!b)
-        return NULL;
-    p->free_list = b->next_free;
-    p->free--;
-    b->next_free = NULL;
-    return b;
-}
-
-void buffer_pool_release(struct buffer_pool *p, struct pool_buffer *b)
-{
-    b->owner = NULL;
-    b->next_free = p->free_list;
-    p->free_list = b;
-    p->free++;
-}
-
 void buffer_pool_release_all(struct buffer_pool *p)
 {
     p->free_list = NULL;

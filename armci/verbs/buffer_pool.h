@@ -1,24 +1,17 @@
 /*
  * A registered send-buffer pool: one memory region, registered once, cut
- * into `count` buffers of `size` bytes, with a free list. An endpoint that
- * sends from registered memory of its own uses one: the data server's out
- * buffers (dataserver/resources.c), the UD channel's datagrams (odcm/ud.c);
- * the client's bounce buffers are to move onto it as below.
+ * into `count` buffers of `size` bytes, with a free list. Each endpoint that
+ * sends from registered memory of its own uses one: the client's bounce
+ * buffers (transport/work.c), the data server's out buffers
+ * (dataserver/resources.c), the UD channel's datagrams (odcm/ud.c).
  *
  * Ownership is explicit: a buffer belongs to the pool while free, to the
  * caller of buffer_pool_get until it calls buffer_pool_release (typically
  * from the send completion). Nobody waits here: get returns NULL when every
- * buffer is taken, and the owner of the pool decides what to do (poll its
- * send CQ and try again, or let a retransmission timer retry later).
- *
- * For the client (bounce buffers, transport/client.c): create the pool at
- * setup with count = cfg.bounce_count, size = cfg.bounce_size, remote = true
- * (the server RDMA-writes packed gets into a bounce buffer, so its rkey goes
- * on the wire) and MEM_BUF_BOUNCE; struct bounce becomes struct pool_buffer
- * (buf -> addr; lkey, rkey as they are), bounce_free -> buffer_pool_release,
- * ep.bounces_free -> pool.free. The waiting stays in the transport:
- *     while (!(b = buffer_pool_get(&pool))) progress();
- * and the send completion that retires a buffer releases it.
+ * buffer is taken, and the owner of the pool decides what to do (make
+ * progress and try again, as the client does, or let a retransmission timer
+ * retry later). Get and release are inline: every operation through a
+ * bounce buffer and every server answer takes and gives one back.
  *
  * Not thread safe: each pool is used by one thread (or under its owner's lock).
  */
@@ -64,9 +57,25 @@ void buffer_pool_create(struct buffer_pool *p, const char *call, const char *wha
 void buffer_pool_destroy(struct buffer_pool *p);
 
 /* A free buffer, now the caller's; NULL when none is free. */
-struct pool_buffer *buffer_pool_get(struct buffer_pool *p);
+static inline struct pool_buffer *buffer_pool_get(struct buffer_pool *p)
+{
+    struct pool_buffer *b = p->free_list;
+    if (!b)
+        return NULL;
+    p->free_list = b->next_free;
+    p->free--;
+    b->next_free = NULL;
+    return b;
+}
+
 /* Gives b (taken from p) back. */
-void buffer_pool_release(struct buffer_pool *p, struct pool_buffer *b);
+static inline void buffer_pool_release(struct buffer_pool *p, struct pool_buffer *b)
+{
+    b->owner = NULL;
+    b->next_free = p->free_list;
+    p->free_list = b;
+    p->free++;
+}
 /* Every buffer is free again (the QP they were posted on was reset: nothing is in flight). */
 void buffer_pool_release_all(struct buffer_pool *p);
 

@@ -36,7 +36,7 @@ struct conn {
     int sq_depth;       /* send WRs this QP may have posted */
     int max_sge;        /* gather entries per send WR */
     int server_gather;  /* entries the server's QP gathers per RDMA write */
-    int credits;        /* server requests that may still be sent */
+    int server_credits; /* the server's terms: requests it lets us have outstanding at first */
     uint64_t last_used; /* when an operation last asked for it (least recently used) */
     bool close_asked;   /* its server asked us to close it when idle */
     double setup_begin;

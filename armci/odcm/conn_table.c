@@ -70,7 +70,7 @@ struct conn *client_conn_create(int node)
 
 void client_conn_set_terms(struct conn *c, struct cm_terms terms)
 {
-    c->credits = terms.credits;
+    c->server_credits = terms.credits;
     c->server_gather = terms.gather;
     c->established = true;
 }

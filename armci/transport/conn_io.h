@@ -18,6 +18,8 @@ struct conn_io {
     int outstanding; /* operations not yet complete at the target (fence waits for 0) */
     int pinned;      /* threads issuing on it right now: it must not be closed under them */
     int lock_waits;  /* threads waiting on it for a lock grant (may wait for our own unlock) */
+    int credits;     /* data-server requests that may still be sent: the server's terms when the
+                      * connection became ready (c->server_credits), given back with answers */
 
     /* Operations issued while connecting (entry.c). */
     struct pending_op *queue_head; /* FIFO */

@@ -131,6 +131,7 @@ static int nto_drain, capto_drain;
 
 void conn_on_ready(struct conn *c)
 {
+    c->io->credits = c->server_credits; /* nothing was sent on it before */
     if (!c->io->queue_head)
         return;
     if (nto_drain == capto_drain) {

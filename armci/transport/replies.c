@@ -95,7 +95,7 @@ static void on_reply(void *ctx, const struct ibv_wc *wc)
         return;
     }
 #if !ARMCI_MUTANT_IS(credits_never_returned)
-    c->credits += r.credits;
+    c->io->credits += r.credits;
 #endif
     if (r.answers == 0)
         lock_answered(last, r.status);

@@ -299,9 +299,9 @@ void reply_slot_return(void)
 /* A message credit on c and a reply slot (waits for both). */
 static void reserve_message(struct conn *c)
 {
-    while (c->credits <= 0 || reply_slots <= 0)
+    while (c->io->credits <= 0 || reply_slots <= 0)
         wait_progress();
-    c->credits--;
+    c->io->credits--;
     reply_slots--;
 }
 

@@ -12,6 +12,7 @@
 #include "core/util.h"
 #include "verbs/buffer_pool.h"
 #include "verbs/memory.h"
+#include "unit_test.h"
 
 /* ---- what buffer_pool.c needs from the rest of the runtime ---- */
 
@@ -49,14 +50,6 @@ void *xcalloc(size_t n, size_t size)
 }
 
 /* ---- the test ---- */
-
-#define EXPECT(cond, what)                       \
-    do {                                         \
-        if (!(cond)) {                           \
-            fprintf(stderr, "FAIL: %s\n", what); \
-            return 1;                            \
-        }                                        \
-    } while (0)
 
 enum { COUNT = 5, SIZE = 96 };
 

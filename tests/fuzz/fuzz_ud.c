@@ -449,7 +449,7 @@ void client_conn_establish(struct conn *c, const struct verbs_addr *server, stru
     FUZZ_CHECK(terms.gather > 0 && terms.gather <= CM_GATHER_MAX, "gather of %d", terms.gather);
     established[c->node] = true;
     c->established = true;
-    c->credits = credits;
+    c->server_credits = credits;
     if (verbose)
         printf("  client: node %d established\n", c->node);
 }
@@ -462,7 +462,7 @@ void client_conn_set_terms(struct conn *c, struct cm_terms terms)
     FUZZ_CHECK(terms.gather > 0 && terms.gather <= CM_GATHER_MAX, "gather of %d", terms.gather);
     established[c->node] = true;
     c->established = true;
-    c->credits = terms.credits;
+    c->server_credits = terms.credits;
 }
 
 void client_conn_ready(struct conn *c)

@@ -22,6 +22,9 @@
 #include "dataserver/answers.h"
 #include "verbs/memory.h"
 
+#define UNIT_TEST_RUNTIME_HELPERS
+#include "unit_test.h"
+
 /* ---- what registry.c and locks.c need from the rest of the runtime ---- */
 
 struct runtime rt = {.job_id = "test"};
@@ -85,36 +88,7 @@ void server_answer(struct server_conn *sc, uint64_t token, int status, int64_t v
     server_answer_lock(sc, token, status, false);
 }
 
-void armci_warn(const char *fmt, ...)
-{
-    (void)fmt;
-}
-
-void *xmalloc(size_t size)
-{
-    void *p = malloc(size);
-    if (!p)
-        abort();
-    return p;
-}
-
-void *xrealloc(void *p, size_t size)
-{
-    p = realloc(p, size);
-    if (!p)
-        abort();
-    return p;
-}
-
 /* ---- the test ---- */
-
-#define EXPECT(cond, what)                       \
-    do {                                         \
-        if (!(cond)) {                           \
-            fprintf(stderr, "FAIL: %s\n", what); \
-            return 1;                            \
-        }                                        \
-    } while (0)
 
 static struct ds_message lock_message(uint64_t addr, uint64_t token)
 {

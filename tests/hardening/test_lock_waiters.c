@@ -16,6 +16,9 @@
 #include "dataserver/registry.h"
 #include "dataserver/answers.h"
 
+#define UNIT_TEST_RUNTIME_HELPERS
+#include "unit_test.h"
+
 /* ---- what locks.c needs from the rest of the server ---- */
 
 static uint64_t block_base, block_size;
@@ -51,28 +54,7 @@ void server_answer(struct server_conn *sc, uint64_t token, int status, int64_t v
     server_answer_lock(sc, token, status, false);
 }
 
-void armci_warn(const char *fmt, ...)
-{
-    (void)fmt;
-}
-
-void *xmalloc(size_t size)
-{
-    void *p = malloc(size);
-    if (!p)
-        abort();
-    return p;
-}
-
 /* ---- the test ---- */
-
-#define EXPECT(cond, what)                       \
-    do {                                         \
-        if (!(cond)) {                           \
-            fprintf(stderr, "FAIL: %s\n", what); \
-            return 1;                            \
-        }                                        \
-    } while (0)
 
 static struct ds_message lock_message(enum ds_op op, uint64_t addr, uint64_t token)
 {

@@ -39,17 +39,23 @@ static uint32_t answers_per_reply(const struct server_conn *sc)
     return sc->allowance >= 2 ? (uint32_t)sc->allowance / 2 : 1;
 }
 
-static void send_due(struct server_conn *sc)
+/* One reply answering every answer due on sc, the last of them `token`, with the credits due. */
+static void send_answers(struct server_conn *sc, uint64_t token, int status, int64_t value)
 {
-    if (!sc->answers_due)
-        return;
-    struct ds_reply r = {.token = sc->last_due,
-                         .status = DS_OK,
+    struct ds_reply r = {.token = token,
+                         .value = value,
+                         .status = status,
                          .credits = sc->credits_due,
                          .answers = sc->answers_due};
     sc->answers_due = 0;
     sc->credits_due = 0;
     send_reply(sc, &r);
+}
+
+static void send_due(struct server_conn *sc)
+{
+    if (sc->answers_due)
+        send_answers(sc, sc->last_due, DS_OK, 0);
 }
 
 void server_answer(struct server_conn *sc, uint64_t token, int status, int64_t value, bool may_wait)
@@ -68,14 +74,7 @@ void server_answer(struct server_conn *sc, uint64_t token, int status, int64_t v
         }
         return;
     }
-    struct ds_reply r = {.token = token,
-                         .value = value,
-                         .status = status,
-                         .credits = sc->credits_due,
-                         .answers = sc->answers_due};
-    sc->answers_due = 0;
-    sc->credits_due = 0;
-    send_reply(sc, &r);
+    send_answers(sc, token, status, value);
 }
 
 void server_answer_lock(struct server_conn *sc, uint64_t token, int status, bool queued)

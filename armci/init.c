@@ -14,6 +14,7 @@
 #include "api/groups.h"
 #include "api/messaging.h"
 #include "api/mutex.h"
+#include "verbs/atomics.h"
 #include "verbs/memory.h"
 #include "core/node_shared.h"
 #include "api/profiling.h"
@@ -162,6 +163,7 @@ static int init_common(int *argc, char ***argv, int requested, MPI_Comm comm, bo
     handles_init();
     message_init();
     net_init();
+    rmw_route_choose(); /* before connections: it may want loopback ones */
     start_inter_node();
     rt.initialized = true;
     barrier_init();

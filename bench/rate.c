@@ -11,8 +11,9 @@
  * Then, one call at a time: ARMCI_PutV and ARMCI_AccV of 1024 pieces of 8 B
  * (op putv-1024x8, accv-1024x8) beside a contiguous put and acc of the same
  * 8 KiB (put-8k, acc-8k), and ARMCI_Rmw fetch-and-add on a long and on an int
- * and swap on a long (rmw-fadd-long, rmw-fadd-int, rmw-swap-long): their
- * ops_per_s is calls per second; a blocking Rmw's usec_per_op is its latency.
+ * and swap on a long (rmw-fadd-long, rmw-fadd-int, rmw-swap-long), and the
+ * same on rank 0's own memory (rmw-*-own): their ops_per_s is calls per
+ * second; a blocking Rmw's usec_per_op is its latency.
  *
  * Output CSV: impl,layout,op,bytes,outstanding,iterations,usec_per_op,ops_per_s
  * Usage: bench_rate IMPL_NAME [LAYOUT_LABEL] [max_outstanding] [iterations]
@@ -178,6 +179,15 @@ int main(int argc, char **argv)
         run_rmw(rmws[k].op, seg[target], target, iters / 10 + 1);
         double t = run_rmw(rmws[k].op, seg[target], target, iters);
         print_row(impl, layout, rmws[k].name, rmws[k].bytes, 1, iters, t);
+    }
+    /* The same on rank 0's own memory: what a counter on the caller's own node costs (device
+     * atomics over a loopback connection when they are not atomic against the CPU's). */
+    for (size_t k = 0; k < sizeof rmws / sizeof rmws[0] && me == 0; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s-own", rmws[k].name);
+        run_rmw(rmws[k].op, seg[0], 0, iters / 10 + 1);
+        double t = run_rmw(rmws[k].op, seg[0], 0, iters);
+        print_row(impl, layout, name, rmws[k].bytes, 1, iters, t);
     }
     ARMCI_Barrier();
 

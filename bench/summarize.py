@@ -42,7 +42,8 @@ def rate_summary(out):
                       % (impl, layout, vec, num(v, "usec_per_op"), 1024 * num(v, "ops_per_s"),
                          contig, num(v, "ops_per_s") / num(c, "ops_per_s")))
         get1 = pick(t, impl=impl, layout=layout, op="get", outstanding=1)
-        for rmw in ("rmw-fadd-long", "rmw-fadd-int", "rmw-swap-long"):
+        for rmw in ("rmw-fadd-long", "rmw-fadd-int", "rmw-swap-long", "rmw-fadd-long-own",
+                    "rmw-fadd-int-own", "rmw-swap-long-own"):
             r = pick(t, impl=impl, layout=layout, op=rmw)
             if r and get1:
                 print("rate %s %s %s: %.2f us, %.0f ops/s; / 8 B get latency: %.2f"

@@ -29,7 +29,9 @@ credits_never_returned ordering-4x2
 reply_batch_cut rma-4x2
 cap_closes_busy soak-15s-6x3
 acc_twice rma-4x2
-rmw_returns_new rma-4x2
+rmw_returns_new rmw-mixed-4x2-server
+rmw_same_node_cpu rmw-mixed-4x2
+rmw_swap_no_retry rmw-mixed-4x2
 lock_queue_lifo lock-fifo-4x1
 stride_ignored strided-4x1
 vector_piece_skipped strided-4x1

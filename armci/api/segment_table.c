@@ -210,15 +210,10 @@ void seg_resolve(const char *call, const char *arg, int proc, const void *addr, 
     size_t offset = a - hit->start;
     out->proc = proc;
     out->node = hit->node;
-    if (out->node == topo.my_node) {
-        out->local = (void *)a;
-        out->server_addr = 0;
-        out->rkey = 0;
-    } else {
-        out->local = NULL;
-        out->server_addr = hit->server_addr + offset;
-        out->rkey = hit->rkey;
-    }
+    out->local = out->node == topo.my_node ? (void *)a : NULL;
+    /* Same-node too: device atomics reach them over a loopback connection (verbs/atomics.h). */
+    out->server_addr = hit->server_addr + offset;
+    out->rkey = hit->rkey;
 }
 
 struct segment *segment_table_by_id(uint64_t id)

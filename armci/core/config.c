@@ -23,6 +23,7 @@ static const char *const verbs_choices[] = {"auto", "rdma-core", "softib", NULL}
 static const char *const connect_choices[] = {"ondemand", "static", NULL};
 static const char *const protocol_choices[] = {"overlap", "serial", NULL};
 static const char *const barrier_choices[] = {"rdma", "mpi", NULL};
+static const char *const rmw_choices[] = {"auto", "device", "server", NULL};
 
 #define FIELD(f) offsetof(struct config, f)
 #define MiB      (1L << 20)
@@ -88,6 +89,9 @@ const struct config_entry config_table[] = {
      "file:PATH, 0 (none)"},
     {"ARMCI_BARRIER", CFG_CHOICE, FIELD(barrier), "rdma", 0, 0, barrier_choices, true,
      "barrier: rdma (flags and RDMA recursive doubling) or mpi"},
+    {"ARMCI_RMW", CFG_CHOICE, FIELD(rmw), "auto", 0, 0, rmw_choices, true,
+     "ARMCI_Rmw across nodes: auto (device atomics when the device has them), device, or "
+     "server (the target node's data server)"},
     {"ARMCI_TEST_HOOKS", CFG_INT, FIELD(test_hooks), "0", 0, 1L << 30, NULL, false,
      "fault injection for the test suites (bit set)"},
     {"ARMCI_TEST_EXPECT_NP", CFG_INT, FIELD(test_expect_np), "0", 0, 1L << 24, NULL, true,

@@ -33,6 +33,7 @@
 #include "core/util.h"
 #include "odcm/directory.h"
 #include "odcm/ud.h"
+#include "verbs/atomics.h"
 
 static struct ud_endpoint sud;
 static struct cm_server_ops ops;
@@ -232,7 +233,8 @@ static const char *invalid_request(const struct cm_msg *m)
         return "unknown protocol";
     if (m->gather != 0 || m->credits != 0)
         return "malformed";
-    if (m->rank < 0 || m->rank >= rt.nprocs || topo_same_node(m->rank))
+    /* Processes of this node connect only for device atomics (verbs/atomics.h). */
+    if (m->rank < 0 || m->rank >= rt.nprocs || (topo_same_node(m->rank) && !rmw_route_loopback()))
         return "rank out of range or on this node";
     if (m->node != topo.my_node)
         return "meant for another node";

@@ -2,7 +2,9 @@
  * Static connection setup (the ODCM paper's "Original"): at init, every
  * process connects to the data server of every other node. QP numbers and
  * PSNs travel over MPI in two all-to-alls: clients to the node masters,
- * then the masters' answers back. Memory and time grow with the job.
+ * then the masters' answers back. Memory and time grow with the job. When
+ * every Rmw goes through the device (verbs/atomics.h), each process connects
+ * to its own node's server too (a loopback connection).
  */
 #include "odcm/cm_static.h"
 
@@ -14,6 +16,7 @@
 #include "core/util.h"
 #include "odcm/cm_server.h"
 #include "odcm/conn_table.h"
+#include "verbs/atomics.h"
 
 struct static_record {
     struct verbs_addr addr;
@@ -30,7 +33,7 @@ void cm_static_connect_all(void)
 
     /* My client QPs, each addressed to the master of its node. */
     for (int node = 0; node < topo.num_nodes; node++) {
-        if (node == topo.my_node)
+        if (node == topo.my_node && !rmw_route_loopback())
             continue;
         struct conn *c = client_conn_create(node);
         c->state = CONN_CONNECTING;
@@ -56,7 +59,7 @@ void cm_static_connect_all(void)
     MPI_Alltoall(out, sizeof(*out), MPI_BYTE, in, sizeof(*in), MPI_BYTE, rt.comm);
 
     for (int node = 0; node < topo.num_nodes; node++) {
-        if (node == topo.my_node)
+        if (node == topo.my_node && !rmw_route_loopback())
             continue;
         const struct static_record *r = &in[topo_node_master(node)];
         struct conn *c = conn_table_find(node);

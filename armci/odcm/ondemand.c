@@ -47,6 +47,7 @@
 #include "odcm/directory.h"
 #include "odcm/report.h"
 #include "odcm/ud.h"
+#include "verbs/atomics.h"
 #include "verbs/qp_pool.h"
 
 #define MAX_RTO 0.1 /* back-off stops doubling at 100 ms */
@@ -255,7 +256,8 @@ static const char *invalid_answer(const struct cm_msg *m)
         return "not an answer";
     if (m->rank != rt.me)
         return "meant for another rank";
-    if (m->node < 0 || m->node >= topo.num_nodes || m->node == topo.my_node)
+    if (m->node < 0 || m->node >= topo.num_nodes ||
+        (m->node == topo.my_node && !rmw_route_loopback()))
         return "node out of range";
     if (m->epoch == 0)
         return "no attempt number";

@@ -13,6 +13,7 @@
 #include "core/topology.h"
 #include "odcm/cm.h"
 #include "odcm/cm_server.h"
+#include "verbs/atomics.h"
 
 /* Where rank 0 writes the report (ARMCI_CONN_REPORT): stdout, stderr or a file. */
 static FILE *report_out;
@@ -181,9 +182,12 @@ void report_connections(const struct intmap *conns, struct cm_stats cap_stats)
 {
     long c2s = (long)conns->count;
     long s2c = topo_is_master() ? cm_server_conn_count() : 0;
-    /* Static mode would connect every process to every other node's server. */
-    long static_c2s = topo.num_nodes - 1;
-    long static_s2c = topo_is_master() ? rt.nprocs - topo_node_nprocs(topo.my_node) : 0;
+    /* Static mode would connect every process to every other node's server (and to its own
+     * node's when Rmw go through the device: verbs/atomics.h). */
+    int loopback = rmw_route_loopback() ? 1 : 0;
+    long static_c2s = topo.num_nodes - 1 + loopback;
+    long static_s2c =
+        topo_is_master() ? rt.nprocs - topo_node_nprocs(topo.my_node) * (1 - loopback) : 0;
     long mem = c2s * qp_bytes(cfg.send_wqes) + s2c * qp_bytes(server_send_depth());
     long static_mem =
         static_c2s * qp_bytes(cfg.send_wqes) + static_s2c * qp_bytes(server_send_depth());
@@ -228,7 +232,7 @@ void report_connections(const struct intmap *conns, struct cm_stats cap_stats)
     /* Static mode: a server holds one connection per process of the other nodes. */
     long static_s2c_min = rt.nprocs, static_s2c_max = 0;
     for (int node = 0; node < topo.num_nodes; node++) {
-        long s = rt.nprocs - topo_node_nprocs(node);
+        long s = rt.nprocs - topo_node_nprocs(node) * (1 - loopback);
         static_s2c_min = s < static_s2c_min ? s : static_s2c_min;
         static_s2c_max = s > static_s2c_max ? s : static_s2c_max;
     }
@@ -239,13 +243,17 @@ void report_connections(const struct intmap *conns, struct cm_stats cap_stats)
             mode, protocol, rt.nprocs, topo.num_nodes);
     fprintf(report_out, "  %-28s %6s %8s %6s   %s\n", "", "min", "avg", "max", "static mode");
     fprintf(report_out, "  %-28s %6ld %8.2f %6ld   %ld\n", "client->server per process", rc2s.min,
-            c2s_avg, rc2s.max, (long)topo.num_nodes - 1);
+            c2s_avg, rc2s.max, static_c2s);
     if (static_s2c_min == static_s2c_max)
         fprintf(report_out, "  %-28s %6ld %8.2f %6ld   %ld\n", "server->client per server",
                 rs2c.min, s2c_avg, rs2c.max, static_s2c_max);
     else
         fprintf(report_out, "  %-28s %6ld %8.2f %6ld   %ld-%ld\n", "server->client per server",
                 rs2c.min, s2c_avg, rs2c.max, static_s2c_min, static_s2c_max);
+    if (loopback)
+        fprintf(report_out,
+                "  (counts include loopback connections to the own node's data server: every "
+                "ARMCI_Rmw on longs goes through the device)\n");
     fprintf(report_out, "  connection memory: %.1f KiB (static mode: %.1f KiB, ratio %.3f)\n",
             mem_total / 1024.0, static_total / 1024.0, ratio);
     fprintf(report_out,

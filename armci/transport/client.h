@@ -11,6 +11,7 @@
  *   rdma_path.c, server_path.c, vector_path.c   the paths
  *   transfer.c                which path a transfer takes
  *   entry.c, remote.c         where operations enter; the connection wait queue
+ *   atomic_path.c             Rmw on longs by device atomics
  *   client.c                  setup, and the connection manager's callbacks
  *
  * Limits that keep every queue from overflowing:

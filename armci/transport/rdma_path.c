@@ -89,7 +89,7 @@ static void rdma_bounced(struct conn *c, const struct transfer *x, struct handle
  * a packed put or an accumulate to the same memory would overtake it: ARMCI
  * orders one origin's operations to one target, and GA relies on it.
  */
-static void wait_server_updates(struct conn *c)
+void wait_server_updates(struct conn *c)
 {
 #if ARMCI_MUTANT_IS(order_wait_skipped)
     return;

@@ -20,6 +20,13 @@ struct conn;
  * copying up to one bounce buffer is cheaper than the wait. Writes small
  * enough to be inlined into the work request need neither.
  */
+/*
+ * Waits until the data server of c's node has applied every update sent to
+ * it so far: an operation that bypasses the server (RDMA, device atomics)
+ * must not overtake an earlier accumulate or packed put to the same memory.
+ */
+void wait_server_updates(struct conn *c);
+
 void rdma_transfer(struct conn *c, const struct transfer *x, struct handle *req, bool blocking);
 
 #endif

@@ -6,7 +6,7 @@
 
 struct target {
     void *local;          /* non-NULL: same node, load/store here */
-    uint64_t server_addr; /* other node: address in its data server's space */
+    uint64_t server_addr; /* address in its node's data server's space (same node too) */
     uint32_t rkey;
     int proc;
     int node;

@@ -45,6 +45,7 @@
 #include "odcm/ondemand.h"
 #include "odcm/report.h"
 #include "odcm/ud.h"
+#include "verbs/atomics.h"
 #include "verbs/qp_pool.h"
 
 #define NPROCS FUZZ_UD_NPROCS
@@ -54,6 +55,8 @@
 struct config cfg;
 struct runtime rt = {.me = ME, .nprocs = NPROCS, .job_id = "fuzz"};
 struct verbs_device vdev;
+/* No loopback connections: nobody connects to its own node (the invariants below). */
+enum rmw_route rmw_route = RMW_ROUTE_SERVER;
 /* The client's environment: a CQ (never polled here) for its pool's QPs. */
 static struct endpoint fake_client_cq;
 struct cm_client_env cm_env = {.cq = &fake_client_cq};

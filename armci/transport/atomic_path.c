@@ -3,10 +3,11 @@
  * IBV_WR_ATOMIC_FETCH_AND_ADD; swap is a loop of IBV_WR_ATOMIC_CMP_AND_SWP,
  * since verbs have no unconditional swap: it guesses the old value, the
  * compare-and-swap answers the real one, and it tries again with that
- * until nobody changed the word in between.
+ * until nobody changed the word in between (a good guess: one round trip).
  */
 #include "transport/atomic_path.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "armci.h"
@@ -77,20 +78,34 @@ static uint64_t device_atomic(const struct target *t, enum ibv_wr_opcode op, uin
     return result.old;
 }
 
+/* The value this thread last swapped in, and where: a swap to the same word again (a flag, a
+ * token passed around) most likely finds it still there, and then costs one round trip. */
+static __thread struct {
+    int proc;
+    uint64_t addr;
+    uint64_t value;
+} last_swap = {.proc = -1};
+
 static long swap_long(const struct target *t, long value)
 {
     /* A failed compare-and-swap changes nothing and answers the word's value: start from a
-     * guess (0, a fresh counter's value) and retry with what the device saw. */
-    uint64_t expected = 0;
+     * guess (what we swapped in there last, else 0, a fresh word's value) and retry with what
+     * the device saw until the word did not change in between. */
+    bool again = last_swap.proc == t->proc && last_swap.addr == t->server_addr;
+    uint64_t expected = again ? last_swap.value : 0;
     for (;;) {
         uint64_t seen = device_atomic(t, IBV_WR_ATOMIC_CMP_AND_SWP, expected, (uint64_t)value);
 #if ARMCI_MUTANT_IS(rmw_swap_no_retry)
         return (long)seen;
 #endif
         if (seen == expected)
-            return (long)seen;
+            break;
         expected = seen;
     }
+    last_swap.proc = t->proc;
+    last_swap.addr = t->server_addr;
+    last_swap.value = (uint64_t)value;
+    return (long)expected;
 }
 
 long atomic_rmw_long(const struct target *t, int op, long value)

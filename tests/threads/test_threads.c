@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "odcm/cm.h"
+#include "verbs/atomics.h"
 #include "testutil.h"
 
 #define MAX_THREADS 16
@@ -232,17 +233,22 @@ static void *connect_worker(void *p)
     return NULL;
 }
 
+/* The nodes connect_worker's Rmw reach by a connection: the other nodes, and the own one
+ * when every long Rmw goes through the device (a loopback connection: verbs/atomics.h) and
+ * another process shares this node. */
 static int other_nodes(void)
 {
     int n = 0;
+    bool own = false;
     int *seen = calloc((size_t)nprocs, sizeof(int));
     for (int p = 0; p < nprocs; p++) {
         int node = armci_domain_id(ARMCI_DOMAIN_SMP, p);
         if (!ARMCI_Same_node(p) && !seen[node]++)
             n++;
+        own |= p != me && ARMCI_Same_node(p);
     }
     free(seen);
-    return n;
+    return n + (own && rmw_route_loopback());
 }
 
 /* Counters under mutexes: mutex m of process m % nprocs guards counter m. */

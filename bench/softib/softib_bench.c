@@ -12,7 +12,8 @@
  *   size_bytes,pingpong_lat_us,rdma_write_MBps,rdma_read_MBps,memcpy_MBps,
  *   chain_write_MBps,chain_read_MBps
  * (latency and the chained columns are empty above 64 KiB). A summary line
- * goes to stderr.
+ * goes to stderr, with the latency of one 8 B RDMA read, fetch-and-add and
+ * compare-and-swap at a time (the device's cost of a blocking get or Rmw).
  * Works on any verbs device; built against softib here.
  */
 #define _GNU_SOURCE
@@ -118,7 +119,8 @@ static void ep_up(struct ep *e, int fd)
         madvise(e->buf, 2 * (size_t)MAXSZ, MADV_HUGEPAGE);
     memset(e->buf, 1, 2 * (size_t)MAXSZ);
     e->mr = ibv_reg_mr(e->pd, e->buf, 2 * (size_t)MAXSZ,
-                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+                           IBV_ACCESS_REMOTE_ATOMIC);
     qa.send_cq = qa.recv_cq = e->cq;
     e->qp = e->pd && e->cq && e->mr ? ibv_create_qp(e->pd, &qa) : NULL;
     if (!e->qp)
@@ -135,7 +137,8 @@ static void ep_up(struct ep *e, int fd)
     memset(&a, 0, sizeof(a));
     a.qp_state = IBV_QPS_INIT;
     a.port_num = 1;
-    a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+    a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+                        IBV_ACCESS_REMOTE_ATOMIC;
     if (ibv_modify_qp(e->qp, &a,
                       IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
         die("INIT");
@@ -346,6 +349,36 @@ static double chain_bw(struct ep *e, enum ibv_wr_opcode op, uint32_t size)
     return (double)size * CHAIN * (double)rounds / (now() - t0) / 1e6;
 }
 
+/* One 8 B RDMA read, fetch-and-add or compare-and-swap at a time, each waited for: microseconds
+ * per operation (what a blocking get or ARMCI_Rmw costs the device). */
+static double one_at_a_time_us(struct ep *e, enum ibv_wr_opcode op)
+{
+    int n = lat_iters(8);
+    struct ibv_sge s = {(uintptr_t)e->buf + MAXSZ, 8, e->mr->lkey};
+    struct ibv_send_wr wr = {.sg_list = &s,
+                             .num_sge = 1,
+                             .opcode = op,
+                             .send_flags = IBV_SEND_SIGNALED},
+                       *bad;
+    double t0 = now();
+
+    for (int i = 0; i < n; i++) {
+        if (op == IBV_WR_RDMA_READ) {
+            wr.wr.rdma.remote_addr = e->peer.vaddr + MAXSZ;
+            wr.wr.rdma.rkey = e->peer.rkey;
+        } else {
+            wr.wr.atomic.remote_addr = e->peer.vaddr + MAXSZ;
+            wr.wr.atomic.rkey = e->peer.rkey;
+            wr.wr.atomic.compare_add = 1;
+            wr.wr.atomic.swap = 1;
+        }
+        if (ibv_post_send(e->qp, &wr, &bad))
+            die("ibv_post_send (one at a time)");
+        wait_wc(e, 1, 0);
+    }
+    return (now() - t0) / n * 1e6;
+}
+
 static double memcpy_bw(uint8_t *dst, const uint8_t *src, uint32_t size)
 {
     uint64_t n = bw_iters(size);
@@ -404,12 +437,16 @@ int main(void)
         }
     }
     fflush(stdout);
+    double rd = one_at_a_time_us(&e, IBV_WR_RDMA_READ);
+    double fa = one_at_a_time_us(&e, IBV_WR_ATOMIC_FETCH_AND_ADD);
+    double cs = one_at_a_time_us(&e, IBV_WR_ATOMIC_CMP_AND_SWP);
     sync_peer(sv[0]);
     waitpid(pid, &status, 0);
     ep_down(&e);
     fprintf(stderr,
             "softib_bench: 8 B latency %.2f us; 1 MiB RDMA write %.0f MB/s = %.2f x memcpy "
-            "(%.0f MB/s); 4 KiB chained-strided write %.0f MB/s\n",
-            lat[0], w1m, m1m > 0 ? w1m / m1m : 0, m1m, c4k);
+            "(%.0f MB/s); 4 KiB chained-strided write %.0f MB/s; one at a time: 8 B RDMA read "
+            "%.2f us, atomic fetch-and-add %.2f us, compare-and-swap %.2f us\n",
+            lat[0], w1m, m1m > 0 ? w1m / m1m : 0, m1m, c4k, rd, fa, cs);
     return 0;
 }

@@ -84,7 +84,7 @@ static __thread struct {
     int proc;
     uint64_t addr;
     uint64_t value;
-} last_swap = {.proc = -1};
+} last_swap __attribute__((tls_model("initial-exec"))) = {.proc = -1};
 
 static long swap_long(const struct target *t, long value)
 {

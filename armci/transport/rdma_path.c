@@ -109,13 +109,15 @@ void rdma_transfer(struct conn *c, const struct transfer *x, struct handle *req,
         rdma_in_place(c, x, 0, req, false); /* inline: nobody waits for it */
         return;
     }
-    uint32_t lkey;
+    uint32_t lkey, rkey;
+    struct reg_entry *hold;
     bool copy_is_cheaper = put && blocking && extent <= cfg.bounce_size;
-    if (!copy_is_cheaper && net_user_lkey(x->local, extent, &lkey)) {
+    if (!copy_is_cheaper && net_local_keys(x->local, extent, &lkey, &rkey, &hold)) {
         struct handle done = {0};
         /* Zero-copy: a blocking put's source is the NIC's until its writes complete. */
         struct handle *r = put && blocking ? &done : req;
         rdma_in_place(c, x, lkey, r, blocking); /* a blocking get waits in issue() */
+        net_local_release(hold);
         if (r == &done)
             handle_wait(&done);
         return;

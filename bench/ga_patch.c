@@ -6,10 +6,13 @@
  * the local side the user's own array (memory ARMCI never registered; here
  * malloc'd, packed with leading dimension = rows, as perf.x's buffer is).
  *
- * Each shape runs with the local array from malloc ("malloc") and from
+ * Each shape runs with the local array from malloc ("malloc", 4 KiB pages
+ * where transparent huge pages are madvise-only), from malloc'd memory
+ * aligned to 2 MiB and madvised to huge pages ("malloc-huge", as
+ * ARMCI_Malloc_local's is: softib's cost is per page), and from
  * ARMCI_Malloc_local ("registered"), and a contiguous put of the same bytes
- * from registered memory in the same run ("contig"), the figure the patch
- * rows are held to. Rank 0 moves patches to or from the last rank; every
+ * from registered memory in the same run ("put-contig"), the figure the
+ * patch rows are held to. Rank 0 moves patches to or from the last rank; every
  * other rank waits in ARMCI_Barrier (as GA's idle processes wait in
  * GA_Sync), so 4 ranks on 2 virtual nodes reproduce perf.x's load. Each
  * figure is the median of 5 timed loops.
@@ -21,6 +24,7 @@
  */
 #include <armci.h>
 #include <mpi.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,9 +112,17 @@ int main(int argc, char **argv)
     void **seg = malloc(sizeof(void *) * np);
     ARMCI_Malloc(seg, (armci_size_t)remote_bytes);
     memset(seg[me], 0, remote_bytes);
-    double *kinds[2] = {malloc(local_bytes), ARMCI_Malloc_local((armci_size_t)local_bytes)};
-    const char *kind_name[2] = {"malloc", "registered"};
-    for (int k = 0; k < 2; k++)
+    enum { KINDS = 3 };
+    void *huge = NULL;
+    size_t huge_bytes = (local_bytes + (2 << 20) - 1) & ~(size_t)((2 << 20) - 1);
+    if (posix_memalign(&huge, 2 << 20, huge_bytes)) {
+        fprintf(stderr, "bench_ga_patch: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    madvise(huge, huge_bytes, MADV_HUGEPAGE); /* a hint: where it is refused, 4 KiB pages */
+    double *kinds[KINDS] = {malloc(local_bytes), huge, ARMCI_Malloc_local((armci_size_t)local_bytes)};
+    const char *kind_name[KINDS] = {"malloc", "malloc-huge", "registered"};
+    for (int k = 0; k < KINDS; k++)
         for (size_t i = 0; i < local_bytes / sizeof(double); i++)
             kinds[k][i] = 0.01;
     ARMCI_Barrier();
@@ -121,8 +133,8 @@ int main(int argc, char **argv)
         int rows = shapes[s].rows, cols = shapes[s].cols;
         size_t bytes = (size_t)rows * cols * sizeof(double);
         for (int op = OP_GET; op <= OP_CONTIG; op++) {
-            for (int k = 0; k < 2; k++) {
-                if (op == OP_CONTIG && k == 0)
+            for (int k = 0; k < KINDS; k++) {
+                if (op == OP_CONTIG && k != KINDS - 1)
                     continue; /* the reference: registered memory only */
                 char name[64];
                 snprintf(name, sizeof(name), "%s,%s,%d,%d", kind_name[k], op_name[op], rows, cols);
@@ -139,7 +151,8 @@ int main(int argc, char **argv)
         }
     }
     free(kinds[0]);
-    ARMCI_Free_local(kinds[1]);
+    free(kinds[1]);
+    ARMCI_Free_local(kinds[2]);
     ARMCI_Free(seg[me]);
     free(seg);
     ARMCI_Finalize();

@@ -1,6 +1,7 @@
 /* The registration cache for user memory (reg_cache.h). */
 #include "verbs/reg_cache.h"
 
+#include <errno.h>
 #include <infiniband/verbs.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +29,6 @@ static int (*works_in_flight)(void);
 /* Devices whose memory regions follow the process's mapping (reg_cache.h: why only those). */
 static bool follows_mapping(const char *provider)
 {
-#if ARMCI_MUTANT_IS(reg_cache_pinning)
-    return true;
-#endif
     return provider && !strcmp(provider, "softib");
 }
 
@@ -44,8 +42,8 @@ void reg_cache_init(const char *provider, int (*in_flight)(void))
 static void deregister(struct reg_entry *e)
 {
     if (ibv_dereg_mr(e->mr))
-        armci_warn("ibv_dereg_mr of cached %zu bytes at %p failed",
-                   (size_t)(e->end - e->start), (void *)e->start);
+        armci_warn("ibv_dereg_mr of cached %zu bytes at %p failed: %s",
+                   (size_t)(e->end - e->start), (void *)e->start, strerror(errno));
     e->mr = NULL;
 }
 

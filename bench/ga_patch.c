@@ -29,10 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LOOPS 5              /* each figure is the median of this many timed loops */
-#define REMOTE_LD 2048       /* rows of the target's block: its leading dimension */
-#define REMOTE_COLS 512      /* columns of the target's block */
-#define LOOP_BYTES (16 << 20) /* bytes moved per timed loop, about */
+#define LOOPS       5          /* each figure is the median of this many timed loops */
+#define REMOTE_LD   2048       /* rows of the target's block: its leading dimension */
+#define REMOTE_COLS 512        /* columns of the target's block */
+#define LOOP_BYTES  (16 << 20) /* bytes moved per timed loop, about */
 
 /* Patches of doubles, rows x cols: 2 KiB, 64 KiB, and 2 MiB twice (square, and tall as a
  * column block of a 1024-row array). */
@@ -76,8 +76,7 @@ static int by_value(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double median_time(enum op op, double *local, double *remote, int rows, int cols,
-                          int target)
+static double median_time(enum op op, double *local, double *remote, int rows, int cols, int target)
 {
     size_t bytes = (size_t)rows * cols * sizeof(double);
     long it = LOOP_BYTES / (long)(bytes + 256);
@@ -120,7 +119,8 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     madvise(huge, huge_bytes, MADV_HUGEPAGE); /* a hint: where it is refused, 4 KiB pages */
-    double *kinds[KINDS] = {malloc(local_bytes), huge, ARMCI_Malloc_local((armci_size_t)local_bytes)};
+    double *kinds[KINDS] = {malloc(local_bytes), huge,
+                            ARMCI_Malloc_local((armci_size_t)local_bytes)};
     const char *kind_name[KINDS] = {"malloc", "malloc-huge", "registered"};
     for (int k = 0; k < KINDS; k++)
         for (size_t i = 0; i < local_bytes / sizeof(double); i++)

@@ -42,8 +42,8 @@ void reg_cache_init(const char *provider, int (*in_flight)(void))
 static void deregister(struct reg_entry *e)
 {
     if (ibv_dereg_mr(e->mr))
-        armci_warn("ibv_dereg_mr of cached %zu bytes at %p failed: %s",
-                   (size_t)(e->end - e->start), (void *)e->start, strerror(errno));
+        armci_warn("ibv_dereg_mr of cached %zu bytes at %p failed: %s", (size_t)(e->end - e->start),
+                   (void *)e->start, strerror(errno));
     e->mr = NULL;
 }
 
@@ -100,9 +100,9 @@ struct reg_entry *reg_cache_keys(const void *addr, size_t len, uint32_t *lkey, u
         uintptr_t start = a & ~(page - 1), stop = (end + page - 1) & ~(page - 1);
         /* Remote access too: a data server writes strided gets straight in and reads
          * pulled puts from here (as net_reg_user's). */
-        struct ibv_mr *mr = ibv_reg_mr(vdev.pd, (void *)start, stop - start,
-                                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-                                           IBV_ACCESS_REMOTE_READ);
+        struct ibv_mr *mr =
+            ibv_reg_mr(vdev.pd, (void *)start, stop - start,
+                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
         if (!mr)
             return NULL; /* e.g. unmapped pages in the range, or the MR table full: copy */
         *e = (struct reg_entry){.mr = mr, .start = start, .end = stop};

@@ -2,7 +2,9 @@
  * Registrations of user memory ARMCI did not allocate (GA's local arrays:
  * malloc'd, static, on the stack), kept for reuse, so that a large transfer
  * from or to such memory moves zero-copy like ARMCI_Malloc_local memory
- * instead of through bounce buffers (a copy per piece on this side).
+ * instead of through bounce buffers (a copy per piece on this side). Used for
+ * the source side of puts and accumulates; gets into such memory go through
+ * bounce buffers (rdma_path.c, landing_offset: why).
  *
  * Why it is safe to keep a registration of memory the user may free and
  * map again without telling us: only where the device follows the

@@ -52,16 +52,13 @@ static struct box_facts box_facts_of(const struct conn *c, const struct transfer
     /* A get's buffer matters only as one run the server can write into; the user's own memory
      * is not registered for it (rdma_path.c, landing_offset: through a bounce buffer the
      * copies can be kept clear of 4 KiB aliasing, straight in they cannot). */
-    if (x->op == TRANSFER_GET)
-        return (struct box_facts){.request_room = f.request_room,
-                                  .bounce_size = f.bounce_size,
-                                  .max_sge = f.max_sge,
-                                  .server_gather = f.server_gather,
-                                  .direct =
-                                      contiguous && net_user_keys(x->local, extent, lkey, rkey)};
+    if (x->op == TRANSFER_GET) {
+        f.direct = contiguous && net_user_keys(x->local, extent, lkey, rkey);
+        return f;
+    }
     bool keys = net_local_keys(x->local, extent, lkey, rkey, hold);
-    f.direct = x->op != TRANSFER_ACC && contiguous && keys;
-    f.registered = x->op != TRANSFER_GET && keys;
+    f.direct = x->op == TRANSFER_PUT && contiguous && keys;
+    f.registered = keys;
     return f;
 }
 

@@ -64,6 +64,18 @@ echo "== strided 2-D patches, 4x4 to 1024x1024"
     fi
 } >"$out/strided.csv"
 
+echo "== GA's shapes: 2-D patches from malloc'd vs registered local memory, 2 and 4 ranks"
+{
+    # 2 ranks bound (one per virtual node), then 4 unbound ranks on 2 virtual nodes as GA's
+    # perf.x runs (the idle two wait in ARMCI_Barrier); the registration cache off and on.
+    ARMCI_NODE_SIZE=1 $pair 2 "$build/bench/bench_ga_patch" odcm 2x1 default
+    ARMCI_NODE_SIZE=1 ARMCI_REG_CACHE=0 $pair 2 "$build/bench/bench_ga_patch" odcm 2x1 no-reg-cache |
+        tail -n +2
+    ARMCI_NODE_SIZE=2 $run 4 "$build/bench/bench_ga_patch" odcm 2x2 default | tail -n +2
+    ARMCI_NODE_SIZE=2 ARMCI_REG_CACHE=0 $run 4 "$build/bench/bench_ga_patch" odcm 2x2 no-reg-cache |
+        tail -n +2
+} >"$out/ga-patch.csv"
+
 echo "== connection establishment (softib paper cost model)"
 {
     first=1

@@ -51,6 +51,30 @@ def rate_summary(out):
                          num(r, "usec_per_op") / num(get1, "usec_per_op")))
 
 
+def ga_patch_summary(out):
+    """GA's shapes: malloc'd local memory (4 KiB and huge pages) against registered, and against a
+    contiguous put of the same bytes."""
+    path = out / "ga-patch.csv"
+    if not path.exists():
+        return
+    t = rows(path)
+    for layout in sorted({r["layout"] for r in t}):
+        for variant in sorted({r["variant"] for r in t if r["layout"] == layout}):
+            for r in t:
+                if (r["layout"], r["variant"]) != (layout, variant) or not r["local"].startswith(
+                        "malloc"):
+                    continue
+                shape = dict(layout=layout, variant=variant, rows=r["rows"], cols=r["cols"])
+                reg = pick(t, local="registered", op=r["op"], **shape)
+                contig = pick(t, op="put-contig", **shape)
+                print("ga-patch %s %s %s %sx%s (%s B): %s %.0f, registered %.0f MB/s; "
+                      "/registered %.2f, /contiguous put %.2f"
+                      % (layout, variant, r["op"], r["rows"], r["cols"], r["bytes"], r["local"],
+                         num(r, "MB_per_s"), num(reg, "MB_per_s"),
+                         num(r, "MB_per_s") / num(reg, "MB_per_s"),
+                         num(r, "MB_per_s") / num(contig, "MB_per_s")))
+
+
 def threads_summary(out):
     path = out / "threads.csv"
     if not path.exists():
@@ -191,6 +215,7 @@ def main(out):
                  med["static", "overlap", "init"], med["ondemand", "overlap", "init"]))
 
     rate_summary(out)
+    ga_patch_summary(out)
     threads_summary(out)
 
     bar = rows(out / "barrier.csv")

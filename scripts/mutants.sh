@@ -39,6 +39,7 @@ ud_retransmission_dropped udloss-alltoall-6x1-overlap
 msg_op_ignored msg-4x2
 barrier_skips_round 4x2
 get_wrong_offset rma-4x2
+reg_cache_evict_in_flight user-memory-2x1-cache-1-deferred
 '
 if [ -n "${MUTANTS_TESTS:-}" ]; then
     table=$(echo "$table" | while read -r name tests; do

@@ -36,6 +36,7 @@ struct config {
     size_t server_buf_size;     /* ARMCI_SERVER_BUF_SIZE: bytes per server request buffer */
     size_t bounce_size;         /* ARMCI_BOUNCE_SIZE: bytes per client bounce buffer */
     int bounce_count;           /* ARMCI_BOUNCE_COUNT: client bounce buffers */
+    int reg_cache;              /* ARMCI_REG_CACHE: cached registrations of user memory */
     enum cfg_connect connect;   /* ARMCI_CONNECT */
     enum cfg_protocol protocol; /* ARMCI_CONNECT_PROTOCOL */
     double connect_timeout;     /* ARMCI_CONNECT_TIMEOUT, seconds */

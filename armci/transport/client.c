@@ -9,6 +9,7 @@
 #include "transport/send_queue.h"
 #include "transport/work.h"
 #include "verbs/device.h"
+#include "verbs/reg_cache.h"
 
 void client_init(void)
 {
@@ -18,6 +19,7 @@ void client_init(void)
     sq_init(progress_wait);
     progress_init(conns_drain_ready);
     bounce_pool_init();
+    reg_cache_init(vdev.provider, works_outstanding);
 }
 
 void client_cm_env(struct cm_client_env *env)
@@ -37,5 +39,6 @@ void client_fini(void)
     conns_fini();
     progress_fini();
     bounce_pool_fini();
+    reg_cache_fini();
     works_fini();
 }

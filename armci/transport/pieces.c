@@ -62,6 +62,7 @@ struct unpack_ctx {
     struct stride_piece piece;
     int strides[ARMCI_MAX_STRIDE_LEVEL];
     char *dst;
+    size_t at; /* where the piece starts in the data buffer */
 };
 
 struct unpack_ctx *unpack_ctx_new(const struct stride_piece *p, const int *strides, char *dst)
@@ -70,22 +71,25 @@ struct unpack_ctx *unpack_ctx_new(const struct stride_piece *p, const int *strid
     u->piece = *p;
     memcpy(u->strides, strides, sizeof(int) * (size_t)p->levels);
     u->dst = dst;
+    u->at = 0;
     return u;
 }
 
 void unpack_on_arrival(struct work *f)
 {
     struct unpack_ctx *u = f->ctx;
-    pack_piece(&u->piece, u->strides, f->data->addr, u->dst, false);
+    pack_piece(&u->piece, u->strides, (char *)f->data->addr + u->at, u->dst, false);
     free(u);
 }
 
-void unpack_on_completion(struct work *f, struct pool_buffer *data, const struct stride_piece *p,
-                          const int *strides, char *dst)
+void unpack_on_completion(struct work *f, struct pool_buffer *data, size_t at,
+                          const struct stride_piece *p, const int *strides, char *dst)
 {
     f->data = data;
     f->on_done = unpack_on_arrival;
-    f->ctx = unpack_ctx_new(p, strides, dst);
+    struct unpack_ctx *u = unpack_ctx_new(p, strides, dst);
+    u->at = at;
+    f->ctx = u;
 }
 
 bool local_contiguous(const struct transfer *x)

@@ -72,9 +72,9 @@ void pack_piece(const struct stride_piece *p, const int *strides, const char *fr
 struct unpack_ctx *unpack_ctx_new(const struct stride_piece *p, const int *strides, char *dst);
 void unpack_on_arrival(struct work *f);
 
-/* Work f reads piece p into `data`; when it completes, the piece is unpacked to dst (with the
- * local `strides`). */
-void unpack_on_completion(struct work *f, struct pool_buffer *data, const struct stride_piece *p,
-                          const int *strides, char *dst);
+/* Work f reads piece p into `data`, `at` bytes into it; when it completes, the piece is
+ * unpacked to dst (with the local `strides`). */
+void unpack_on_completion(struct work *f, struct pool_buffer *data, size_t at,
+                          const struct stride_piece *p, const int *strides, char *dst);
 
 #endif

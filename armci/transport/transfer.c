@@ -34,10 +34,12 @@
  * What plan_box needs to know about c and x's local memory, looked up only
  * as far as x's kind needs it (a registration lookup each): an accumulate
  * asks whether its source is registered, a get whether its buffer is one
- * registered run, a put both. *lkey and *rkey are the keys found.
+ * registered run, a put both. *lkey and *rkey are the keys found; *hold, a
+ * cached registration of the user's memory (net_local_keys), is released
+ * once the transfer is posted.
  */
 static struct box_facts box_facts_of(const struct conn *c, const struct transfer *x, uint32_t *lkey,
-                                     uint32_t *rkey)
+                                     uint32_t *rkey, struct reg_entry **hold)
 {
     struct box_facts f = {.request_room = request_room(),
                           .bounce_size = cfg.bounce_size,
@@ -46,11 +48,17 @@ static struct box_facts box_facts_of(const struct conn *c, const struct transfer
     size_t extent = stride_extent(local_strides(x), x->d.count, x->d.levels);
     if (extent == SIZE_MAX)
         return f;
-    /* In this order: a server put gathers with the lkey net_user_lkey finds. */
-    if (x->op != TRANSFER_ACC)
-        f.direct = local_contiguous(x) && net_user_keys(x->local, extent, lkey, rkey);
-    if (x->op != TRANSFER_GET)
-        f.registered = net_user_lkey(x->local, extent, lkey);
+    bool contiguous = local_contiguous(x);
+    /* A get's buffer matters only as one run the server can write into; the user's own memory
+     * is not registered for it (rdma_path.c, landing_offset: through a bounce buffer the
+     * copies can be kept clear of 4 KiB aliasing, straight in they cannot). */
+    if (x->op == TRANSFER_GET) {
+        f.direct = contiguous && net_user_keys(x->local, extent, lkey, rkey);
+        return f;
+    }
+    bool keys = net_local_keys(x->local, extent, lkey, rkey, hold);
+    f.direct = x->op == TRANSFER_PUT && contiguous && keys;
+    f.registered = keys;
     return f;
 }
 
@@ -62,7 +70,8 @@ static void issue_box(struct conn *c, const struct transfer *x, struct handle *r
         return;
     }
     uint32_t lkey = 0, rkey = 0;
-    struct box_facts facts = box_facts_of(c, x, &lkey, &rkey);
+    struct reg_entry *hold = NULL;
+    struct box_facts facts = box_facts_of(c, x, &lkey, &rkey, &hold);
     struct box_plan plan = plan_box(x, &facts);
     switch (plan.path) {
     case BOX_RDMA:
@@ -79,6 +88,7 @@ static void issue_box(struct conn *c, const struct transfer *x, struct handle *r
         get_packed(c, x, plan.piece_bytes, facts.direct, rkey, req);
         break;
     }
+    net_local_release(hold);
 }
 
 /* Small segments travel many to a request; large ones as contiguous transfers of their own. */

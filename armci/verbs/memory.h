@@ -40,4 +40,15 @@ bool net_user_lkey(const void *addr, size_t len, uint32_t *lkey);
  * (strided gets land there, strided puts are read from there directly). */
 bool net_user_keys(const void *addr, size_t len, uint32_t *lkey, uint32_t *rkey);
 
+/*
+ * Keys for a transfer's local memory: that of an ARMCI registration (segments,
+ * ARMCI_Malloc_local), else, for large transfers, a cached registration of
+ * the user's own memory (reg_cache.h). *hold, when set, goes back to
+ * net_local_release once every request naming the keys is posted.
+ */
+struct reg_entry;
+bool net_local_keys(const void *addr, size_t len, uint32_t *lkey, uint32_t *rkey,
+                    struct reg_entry **hold);
+void net_local_release(struct reg_entry *hold);
+
 #endif

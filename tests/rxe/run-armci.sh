@@ -33,6 +33,7 @@ ARMCI_CONNECT_PROTOCOL=serial run rma-3x1-serial 3 1 tests/common/test_rma 65536
 run msg-4x2 4 2 tests/common/test_msg
 run strided-3x1 3 1 tests/strided/test_strided 10
 run flag-3x1 3 1 tests/strided/test_flag 10
+run user-memory-4x2 4 2 tests/strided/test_user_memory 3
 run barrier-4x1 4 1 tests/barrier/test_barrier 200
 run lock-fifo-4x1 4 1 tests/internode/test_lock_fifo
 ARMCI_BARRIER=mpi run patterns-ring-4x1 4 1 tests/odcm/test_patterns ring

@@ -28,6 +28,7 @@
 #include "api/sync.h"
 #include "core/threads.h"
 #include "core/topology.h"
+#include "core/wait_policy.h"
 
 /* With ARMCI_VERBOSE=1, names the library file, so nobody mistakes another ARMCI for it. */
 static void log_library(void)
@@ -157,6 +158,7 @@ static int init_common(int *argc, char ***argv, int requested, MPI_Comm comm, bo
     make_job_id();
     topo_init();
     check_test_layout();
+    wait_policy_init();
     node_shared_init();
     groups_init_world(&rt.world_group);
     rt.default_group = rt.world_group;

@@ -24,6 +24,7 @@ static const char *const connect_choices[] = {"ondemand", "static", NULL};
 static const char *const protocol_choices[] = {"overlap", "serial", NULL};
 static const char *const barrier_choices[] = {"rdma", "mpi", NULL};
 static const char *const rmw_choices[] = {"auto", "device", "server", NULL};
+static const char *const wait_choices[] = {"auto", "spin", "yield", NULL};
 
 #define FIELD(f) offsetof(struct config, f)
 #define MiB      (1L << 20)
@@ -59,6 +60,9 @@ const struct config_entry config_table[] = {
      true, "payload bytes per data-server request"},
     {"ARMCI_SERVER_POLL", CFG_BOOL, FIELD(server_poll), "0", 0, 0, NULL, false,
      "the data server spins instead of sleeping when idle"},
+    {"ARMCI_WAIT", CFG_CHOICE, FIELD(wait), "auto", 0, 0, wait_choices, false,
+     "between polls a waiting thread spins (spin) or yields its core (yield); auto: yield "
+     "when the job's ranks and data servers on this host outnumber its CPUs"},
     {"ARMCI_BOUNCE_SIZE", CFG_SIZE, FIELD(bounce_size), "65536", 1024, 64 * MiB, NULL, true,
      "bytes per registered bounce buffer"},
     {"ARMCI_BOUNCE_COUNT", CFG_INT, FIELD(bounce_count), "32", 2, 1L << 16, NULL, false,

@@ -17,6 +17,7 @@ enum cfg_connect { CFG_CONNECT_ONDEMAND, CFG_CONNECT_STATIC };
 enum cfg_protocol { CFG_PROTOCOL_OVERLAP, CFG_PROTOCOL_SERIAL };
 enum cfg_barrier { CFG_BARRIER_RDMA, CFG_BARRIER_MPI };
 enum cfg_rmw { CFG_RMW_AUTO, CFG_RMW_DEVICE, CFG_RMW_SERVER };
+enum cfg_wait { CFG_WAIT_AUTO, CFG_WAIT_SPIN, CFG_WAIT_YIELD };
 enum cfg_report { CFG_REPORT_OFF, CFG_REPORT_STDOUT, CFG_REPORT_STDERR, CFG_REPORT_FILE };
 
 struct config {
@@ -30,6 +31,7 @@ struct config {
     int ib_timeout;             /* ARMCI_IB_TIMEOUT: RC ACK timeout exponent */
     int ib_retry;               /* ARMCI_IB_RETRY: RC retransmissions */
     bool server_poll;           /* ARMCI_SERVER_POLL: data server spins instead of blocking */
+    enum cfg_wait wait;         /* ARMCI_WAIT: how waiting threads poll (core/wait_policy.h) */
     int send_wqes;              /* ARMCI_SEND_WQES: send-queue depth of each client QP */
     int server_credits;         /* ARMCI_SERVER_CREDITS: outstanding requests per client */
     int server_bufs;            /* ARMCI_SERVER_BUFS: receive buffers in the server SRQ */

@@ -14,6 +14,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/util.h"
+#include "core/wait_policy.h"
 #include "dataserver/connections.h"
 #include "dataserver/handlers.h"
 #include "dataserver/link.h"
@@ -94,9 +95,10 @@ static void *server_main(void *arg)
         }
         /* Nothing more to serve right now: whatever answers wait go out. */
         server_answers_flush();
-        /* Right after work more is likely on its way: a short spin saves a sleep/wake-up. */
+        /* Right after work more is likely on its way: a short spin saves a sleep/wake-up
+         * (yielding the core, if the client that sends it may need this one). */
         if (now_seconds() < busy_until) {
-            cpu_relax();
+            wait_pause();
             continue;
         }
         if (cfg.server_poll) {
@@ -104,6 +106,7 @@ static void *server_main(void *arg)
             struct pollfd *fds = link_pollfds(&nlink);
             if (poll(fds, (nfds_t)nlink, 0) > 0)
                 link_handle(fds, nlink);
+            wait_pause();
             continue;
         }
         wait_for_work();

@@ -19,6 +19,7 @@
 #include "transport/progress.h"
 #include "core/threads.h"
 #include "core/util.h"
+#include "core/wait_policy.h"
 #include "core/topology.h"
 #include "transport/replies.h"
 #include "transport/conn_io.h"
@@ -139,11 +140,12 @@ static void check_async_events(void)
     }
 }
 
-/* Between two polls of a spin: other threads may issue and poll meanwhile. */
+/* Between two polls of a spin: other threads may issue and poll meanwhile, and on a host
+ * with more threads than cores the data server we wait for may need this core. */
 static void spin_pause(void)
 {
     unsigned held = rt_lock_suspend();
-    cpu_relax();
+    wait_pause();
     rt_lock_resume(held);
 }
 

@@ -42,20 +42,33 @@ static int choose_gid_index(const struct ibv_port_attr *pattr)
     return fallback;
 }
 
-static struct ibv_device *find_device(struct ibv_device **list, int n)
+/*
+ * Opens the device to use: ARMCI_IB_DEVICE, or the first with the port
+ * active. The context that answered the port query is the one kept: closing
+ * it and opening the device again costs a second open (for softib, leaving
+ * and joining its fabric under the fabric's file lock, which every process
+ * of the node takes in turn).
+ */
+static struct ibv_context *open_device(struct ibv_device **list, int n)
 {
     for (int i = 0; i < n; i++) {
         if (cfg.device && strcmp(ibv_get_device_name(list[i]), cfg.device))
             continue;
         struct ibv_context *ctx = ibv_open_device(list[i]);
-        if (!ctx)
+        if (!ctx) {
+            if (cfg.device)
+                armci_die("ARMCI_Init", "ibv_open_device(%s) failed: %s", cfg.device,
+                          strerror(errno));
             continue;
+        }
         struct ibv_port_attr pattr;
         bool active =
             !ibv_query_port(ctx, (uint8_t)cfg.port, &pattr) && pattr.state == IBV_PORT_ACTIVE;
+        if (active) {
+            snprintf(vdev.name, sizeof(vdev.name), "%s", ibv_get_device_name(list[i]));
+            return ctx;
+        }
         ibv_close_device(ctx);
-        if (active)
-            return list[i];
         if (cfg.device)
             armci_die("ARMCI_Init", "verbs device %s port %d is not active", cfg.device, cfg.port);
     }
@@ -86,12 +99,8 @@ void verbs_device_open(void)
                   "this host (is its kernel driver loaded? `ibv_devices` lists them); unset "
                   "ARMCI_VERBS or set ARMCI_VERBS=softib to run over shared memory on one machine",
                   vdev.provider, strerror(errno));
-    struct ibv_device *dev = find_device(list, n);
-    snprintf(vdev.name, sizeof(vdev.name), "%s", ibv_get_device_name(dev));
-    vdev.ctx = ibv_open_device(dev);
+    vdev.ctx = open_device(list, n);
     ibv_free_device_list(list);
-    if (!vdev.ctx)
-        armci_die("ARMCI_Init", "ibv_open_device(%s) failed: %s", vdev.name, strerror(errno));
     if (ibv_query_device(vdev.ctx, &vdev.attr))
         armci_die("ARMCI_Init", "ibv_query_device(%s) failed: %s", vdev.name, strerror(errno));
 

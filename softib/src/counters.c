@@ -83,11 +83,11 @@ SIB_EXPORT int softib_fabric_stats(struct softib_fabric_stats *out)
     st.contexts = sib_reclaim(&sib_fab);
     for (uint32_t i = 0; i < f->hdr->qp_window; i++) /* beyond: never handed out */
         st.qps += sib_fqp_at(f, i)->qpn != 0;
-    for (uint32_t i = 0; i < SIB_MAX_CQ; i++)
+    for (uint32_t i = 0; i < f->hdr->cq_used; i++) /* likewise */
         st.cqs += sib_fcq_at(f, i)->in_use != 0;
-    for (uint32_t i = 0; i < SIB_MAX_SRQ; i++)
+    for (uint32_t i = 0; i < f->hdr->srq_used; i++)
         st.srqs += sib_fsrq_at(f, i)->in_use != 0;
-    for (uint32_t i = 0; i < SIB_MAX_MR; i++)
+    for (uint32_t i = 0; i < f->hdr->mr_used; i++)
         st.mrs += sib_fmr_at(f, i)->lkey != 0;
     st.heap_used = f->hdr->heap_used;
     st.heap_size = f->hdr->heap_end - f->hdr->heap_start;

@@ -197,6 +197,7 @@ static int cq_slot_alloc(uint32_t *idx)
     for (uint32_t i = 0; i < SIB_MAX_CQ; i++) {
         if (!sib_fcq_at(&sib_fab, i)->in_use) {
             *idx = i;
+            sib_slot_used(&sib_fab.hdr->cq_used, i);
             return 0;
         }
     }

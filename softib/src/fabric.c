@@ -434,7 +434,7 @@ static int check_params(const struct sib_fabric *f)
 
 static bool lid_taken(const struct sib_fabric *f, uint32_t lid)
 {
-    for (uint32_t i = 0; i < SIB_MAX_CTX; i++) {
+    for (uint32_t i = 0; i < f->hdr->ctx_used; i++) {
         const struct sib_fctx *c = sib_fctx_at(f, i);
 
         if (c->in_use && c->lid == lid)
@@ -476,6 +476,7 @@ static int ctx_alloc(struct sib_fabric *f, uint32_t *slot)
         c->pid = getpid();
         c->start_time = sib_pid_start_time(c->pid);
         c->lid = next_lid(f);
+        sib_slot_used(&h->ctx_used, i);
         memset(&c->async_addr, 0, sizeof(c->async_addr));
         __atomic_store_n(&c->in_use, 1, __ATOMIC_RELEASE);
         *slot = i;
@@ -645,7 +646,7 @@ static void release_qps(struct sib_fabric *f, uint32_t owner)
 
 static void release_cqs(struct sib_fabric *f, uint32_t owner)
 {
-    for (uint32_t i = 0; i < SIB_MAX_CQ; i++) {
+    for (uint32_t i = 0; i < f->hdr->cq_used; i++) {
         struct sib_fcq *c = sib_fcq_at(f, i);
 
         if (!c->in_use || c->owner != owner)
@@ -660,7 +661,7 @@ static void release_cqs(struct sib_fabric *f, uint32_t owner)
 
 static void release_srqs(struct sib_fabric *f, uint32_t owner)
 {
-    for (uint32_t i = 0; i < SIB_MAX_SRQ; i++) {
+    for (uint32_t i = 0; i < f->hdr->srq_used; i++) {
         struct sib_fsrq *s = sib_fsrq_at(f, i);
 
         if (!s->in_use || s->owner != owner)
@@ -676,7 +677,7 @@ static void release_srqs(struct sib_fabric *f, uint32_t owner)
 static void release_mrs(struct sib_fabric *f, uint32_t owner)
 {
     sib_mr_lock(f);
-    for (uint32_t i = 0; i < SIB_MAX_MR; i++) {
+    for (uint32_t i = 0; i < f->hdr->mr_used; i++) {
         struct sib_fmr *m = sib_fmr_at(f, i);
 
         if (m->lkey && m->owner == owner)
@@ -698,7 +699,7 @@ uint32_t sib_reclaim(struct sib_fabric *f)
 {
     uint32_t live = 0;
 
-    for (uint32_t i = 0; i < SIB_MAX_CTX; i++) {
+    for (uint32_t i = 0; i < f->hdr->ctx_used; i++) {
         struct sib_fctx *c = sib_fctx_at(f, i);
 
         if (!c->in_use)

@@ -57,6 +57,7 @@ static int mr_slot_alloc(uint32_t *idx)
         if (!sib_fmr_at(&sib_fab, i)->lkey) {
             hint = i + 1;
             *idx = i;
+            sib_slot_used(&sib_fab.hdr->mr_used, i);
             return 0;
         }
     }

@@ -135,7 +135,8 @@ static enum rc_verdict do_rdma(struct rc_op *op, bool write)
         /* Nothing to move, but a responder that is gone still does not answer (a zero-length
          * read is how a runtime asks whether a peer is there). */
         const struct sib_fctx *owner = sib_fctx_at(&sib_fab, d->owner);
-        if (!sib_pid_alive(owner->pid, owner->start_time))
+        struct sib_peer who = {.slot = d->owner, .pid = owner->pid, .start_time = owner->start_time};
+        if (!sib_peer_alive(&who))
             return RC_LOST;
     }
     if (op->w->len) {

@@ -160,6 +160,7 @@ static int srq_slot_alloc(uint32_t *idx)
     for (uint32_t i = 0; i < SIB_MAX_SRQ; i++) {
         if (!sib_fsrq_at(&sib_fab, i)->in_use) {
             *idx = i;
+            sib_slot_used(&sib_fab.hdr->srq_used, i);
             return 0;
         }
     }

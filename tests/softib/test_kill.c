@@ -74,22 +74,35 @@ static void victim(int fd, void *arg)
     }
 }
 
-/* The survivor: RDMA writes and sends until its peer dies under it. */
+/*
+ * The survivor: RDMA writes and sends until its peer dies under it. Once the
+ * parent may kill, only zero-length RDMA writes: they move nothing, yet must
+ * fail too (a runtime asks with them whether its peer is still there), and
+ * not keep succeeding for longer than any retransmission could take.
+ */
 static void survivor(int fd, void *arg)
 {
     struct ep e;
     struct ibv_wc wc;
     enum ibv_wc_status err = IBV_WC_SUCCESS;
     long ok = 0;
+    double give_up = 0;
     (void)arg;
 
     ep_up(&e, fd, 10, 2);
     t_sync(fd);
     while (err == IBV_WC_SUCCESS) {
-        bool send = ok % 2;
+        bool send = ok % 2, probe = ok >= 200;
+        uint32_t len = probe ? 0 : 512;
 
-        int rc = t_post_send(e.qp, send ? IBV_WR_SEND : IBV_WR_RDMA_WRITE, e.buf, 512, e.mr->lkey,
-                             e.peer.addr + 4096, e.peer.rkey, IBV_SEND_SIGNALED, 1);
+        if (probe && !give_up)
+            give_up = t_now() + t_timeout() / 4;
+        if (probe && t_now() > give_up) {
+            CHECK(false, "zero-length RDMA writes to a killed peer still succeed");
+            break;
+        }
+        int rc = t_post_send(e.qp, send && !probe ? IBV_WR_SEND : IBV_WR_RDMA_WRITE, e.buf, len,
+                             e.mr->lkey, e.peer.addr + 4096, e.peer.rkey, IBV_SEND_SIGNALED, 1);
 
         if (rc) {
             CHECK(false, "post_send: %s", strerror(rc));

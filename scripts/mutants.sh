@@ -37,6 +37,9 @@ ud_retransmission_dropped udloss-alltoall-6x1-overlap
 msg_op_ignored msg-4x2
 barrier_skips_round 4x2
 get_wrong_offset rma-4x2
+chain_not_posted_on_wait chain-2x1
+chain_tail_miscounted chain-2x1
+chain_blocking_deferred chain-2x1
 '
 if [ -n "${MUTANTS_TESTS:-}" ]; then
     table=$(echo "$table" | while read -r name tests; do

@@ -217,6 +217,11 @@ struct sq_retire sq_completed(struct conn *c)
     c->io->sq_ring_head = (c->io->sq_ring_head + 1) % c->sq_depth;
     c->io->sq_ring_count--;
     c->io->sq_posted -= (int)r.wrs;
+    if (c->io->sq_posted < 0)
+        armci_die(NULL,
+                  "internal error: a completion from node %d retires more requests than "
+                  "were posted",
+                  c->node);
     signaled--;
     return r;
 }

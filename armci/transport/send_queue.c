@@ -167,14 +167,20 @@ void sq_prepare(struct conn *c, struct ibv_send_wr *wr, struct work *w, bool las
     mark_dirty(c);
 }
 
-/* Posts c's chain, then `wr` (may be NULL) after it, with one ibv_post_send. */
-static void post_chain_then(struct conn *c, struct ibv_send_wr *wr, const char *what)
+/*
+ * Posts c's chain, then `wr` (may be NULL) after it, with one ibv_post_send.
+ * `for_wait`: someone waits, so the chain's last request is signaled (a
+ * post that nobody waits for adds no completion: signal_every bounds the
+ * unsignaled runs).
+ */
+static void post_chain_then(struct conn *c, struct ibv_send_wr *wr, const char *what,
+                            bool for_wait)
 {
     struct sq_chain *ch = c->io->chain;
     struct ibv_send_wr *first = wr;
     if (ch && ch->n) {
         struct ibv_send_wr *tail = &ch->wr[ch->n - 1];
-        if (!wr)
+        if (!wr && for_wait)
             promote_tail(c, tail);
         tail->next = wr;
         first = &ch->wr[0];
@@ -194,12 +200,12 @@ static void post_chain_then(struct conn *c, struct ibv_send_wr *wr, const char *
 
 void sq_post(struct conn *c, struct ibv_send_wr *wr, const char *what)
 {
-    post_chain_then(c, wr, what); /* what c's chain holds was issued before wr */
+    post_chain_then(c, wr, what, false); /* what c's chain holds was issued before wr */
 }
 
 void sq_post_chain(struct conn *c)
 {
-    post_chain_then(c, NULL, NULL);
+    post_chain_then(c, NULL, NULL, false);
 }
 
 void sq_note_remote(struct conn *c, uint64_t addr, uint32_t rkey)
@@ -244,7 +250,7 @@ struct work *sq_pop_lazy(struct conn *c)
 static bool flush(struct conn *c)
 {
 #if !ARMCI_MUTANT_IS(chain_not_posted_on_wait)
-    sq_post_chain(c); /* its last request signaled covers the lazy works before it */
+    post_chain_then(c, NULL, NULL, true); /* its last request, signaled, covers the lazy works */
 #endif
     if (c->io->chain && c->io->chain->n)
         return false;

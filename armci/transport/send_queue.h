@@ -147,7 +147,7 @@ void rdma_batch_flush(struct rdma_batch *b);
 /* The largest write rdma_batch_add copies (inline in the WR when posted). */
 uint32_t sq_inline_max(const struct conn *c);
 
-/* Posts c's chain now (a signaled last request covers its lazy works). */
+/* Posts c's chain now (the flush before a wait also signals its last request). */
 void sq_post_chain(struct conn *c);
 
 /* A write of len bytes (at most one bounce buffer) to raddr, copied from src into a bounce

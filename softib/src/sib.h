@@ -404,6 +404,8 @@ static inline struct sib_peer sib_mr_peer(const struct sib_fmr *m)
 
 /* local <-> remote iovecs in the peer's address space; 0, ESRCH (the peer
  * is gone: nothing was copied to or from anyone else) or EFAULT */
+/* Whether p's process is gone (the cached pidfd check every copy makes; no /proc read). */
+bool sib_peer_gone(const struct sib_peer *p);
 int sib_xfer(const struct sib_peer *p, bool to_remote, const struct iovec *local, int nlocal,
              const struct iovec *remote, int nremote);
 /* The same over up to SIB_BATCH_IOV iovecs a side, which it consumes; on a

@@ -157,6 +157,11 @@ static int peer_check(const struct sib_peer *p)
     return rc;
 }
 
+bool sib_peer_gone(const struct sib_peer *p)
+{
+    return !is_self(p) && peer_check(p) != 0;
+}
+
 /* A refused copy is most likely Yama (docs/softib.md): say so once. */
 static void refused(const struct sib_peer *p, bool to_remote)
 {

@@ -48,7 +48,7 @@ struct conn_io {
     struct work *awaiting_tail;
     uint64_t flush_addr; /* where a flush may write */
     uint32_t flush_rkey;
-    bool sq_dirty; /* lazy works wait for a flush, or the chain for its post */
+    bool sq_dirty;          /* lazy works wait for a flush, or the chain for its post */
     struct sq_chain *chain; /* requests prepared, not posted yet (send_queue.c) */
 
     /* Liveness (liveness.h). */

@@ -173,8 +173,7 @@ void sq_prepare(struct conn *c, struct ibv_send_wr *wr, struct work *w, bool las
  * post that nobody waits for adds no completion: signal_every bounds the
  * unsignaled runs).
  */
-static void post_chain_then(struct conn *c, struct ibv_send_wr *wr, const char *what,
-                            bool for_wait)
+static void post_chain_then(struct conn *c, struct ibv_send_wr *wr, const char *what, bool for_wait)
 {
     struct sq_chain *ch = c->io->chain;
     struct ibv_send_wr *first = wr;
@@ -185,7 +184,7 @@ static void post_chain_then(struct conn *c, struct ibv_send_wr *wr, const char *
         tail->next = wr;
         first = &ch->wr[0];
         if (!wr)
-            what = ch->n > 1                     ? "chain of RDMA operations"
+            what = ch->n > 1                          ? "chain of RDMA operations"
                    : tail->opcode == IBV_WR_RDMA_READ ? "RDMA read"
                                                       : "RDMA write";
         ch->n = 0;

@@ -20,9 +20,9 @@
 
 #include "testutil.h"
 
-#define SLOTS 1024  /* doubles each writer owns in each block */
-#define WINDOW 64   /* operations in flight at most */
-#define MAX_RUN 32  /* doubles one operation moves at most (256 B) */
+#define SLOTS   1024 /* doubles each writer owns in each block */
+#define WINDOW  64   /* operations in flight at most */
+#define MAX_RUN 32   /* doubles one operation moves at most (256 B) */
 
 enum kind { NONE, PUT, GET, ACC };
 
@@ -222,8 +222,8 @@ int main(int argc, char **argv)
                 MPI_Send(model[t], SLOTS, MPI_DOUBLE, t, 0, MPI_COMM_WORLD);
             if (me == t) {
                 MPI_Recv(want, SLOTS, MPI_DOUBLE, w, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                CHECK(memcmp((double *)seg[me] + (size_t)w * SLOTS, want,
-                             sizeof(double) * SLOTS) == 0,
+                CHECK(memcmp((double *)seg[me] + (size_t)w * SLOTS, want, sizeof(double) * SLOTS) ==
+                          0,
                       "the slice of writer %d in my block differs from its model", w);
             }
         }

@@ -467,7 +467,8 @@ void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op,
     sq_note_remote(c, raddr, rkey);
     if (i > 0)
         ch->wr[i - 1].next = &ch->wr[i];
-    mark_dirty(c); /* the next progress call posts the chain */
+    if (b->defer)
+        mark_dirty(c); /* the next progress call posts the chain (else rdma_batch_flush) */
     w->what = op == IBV_WR_RDMA_WRITE ? "RDMA write" : "RDMA read";
 }
 

@@ -40,6 +40,9 @@ msg_op_ignored msg-4x2
 barrier_skips_round 4x2
 get_wrong_offset rma-4x2
 reg_cache_evict_in_flight user-memory-2x1-cache-1-deferred
+chain_not_posted_on_wait chain-2x1
+chain_tail_miscounted chain-2x1
+chain_blocking_deferred chain-2x1
 '
 if [ -n "${MUTANTS_TESTS:-}" ]; then
     table=$(echo "$table" | while read -r name tests; do

@@ -13,6 +13,7 @@
 struct pending_op;
 struct work;
 struct sq_retire;
+struct sq_chain;
 
 struct conn_io {
     int outstanding; /* operations not yet complete at the target (fence waits for 0) */
@@ -47,7 +48,8 @@ struct conn_io {
     struct work *awaiting_tail;
     uint64_t flush_addr; /* where a flush may write */
     uint32_t flush_rkey;
-    bool sq_dirty; /* lazy works wait for a flush */
+    bool sq_dirty;          /* lazy works wait for a flush, or the chain for its post */
+    struct sq_chain *chain; /* requests prepared, not posted yet (send_queue.c) */
 
     /* Liveness (liveness.h). */
     bool probing;     /* a liveness probe is in flight */

@@ -20,9 +20,10 @@
 #define MAX_RDMA_CHUNK ((size_t)1 << 30)
 
 /* One RDMA per chunk of the box, straight from/to registered user memory: one work for all
- * of them, completed by the last (`wanted`: someone waits for it now). */
+ * of them, completed by the last (`wanted`: someone waits for it now; `defer`: a
+ * non-blocking call, whose wait posts them: send_queue.h). */
 static void rdma_in_place(struct conn *c, const struct transfer *x, uint32_t lkey,
-                          struct handle *req, bool wanted)
+                          struct handle *req, bool wanted, bool defer)
 {
     bool write = x->op == TRANSFER_PUT;
     enum ibv_wr_opcode op = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
@@ -32,7 +33,7 @@ static void rdma_in_place(struct conn *c, const struct transfer *x, uint32_t lke
     size_t left = per_row * stride_chunks(x->d.count, x->d.levels);
     struct work *w = work_new(write ? WORK_WRITE : WORK_READ, c, req);
     struct rdma_batch batch;
-    rdma_batch_init(&batch);
+    rdma_batch_init(&batch, defer);
     struct stride_iter it;
     for (stride_iter_begin(&it, &walk); !it.done; stride_iter_next(&it)) {
         for (size_t off = 0; off < row; off += MAX_RDMA_CHUNK) {
@@ -77,7 +78,7 @@ static void rdma_bounced(struct conn *c, const struct transfer *x, struct handle
     enum ibv_wr_opcode op = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
     enum work_kind kind = write ? WORK_WRITE : WORK_READ;
     struct rdma_batch batch;
-    rdma_batch_init(&batch);
+    rdma_batch_init(&batch, false);
     struct piece_walk w;
     struct stride_piece p;
     /* Reads leave a page of the buffer for landing_offset. */
@@ -130,8 +131,9 @@ void rdma_transfer(struct conn *c, const struct transfer *x, struct handle *req,
     bool put = x->op == TRANSFER_PUT;
     size_t extent = stride_extent(local_strides(x), x->d.count, x->d.levels);
     bool contiguous = x->d.levels == 0;
-    if (put && contiguous && extent <= c->max_inline) {
-        rdma_in_place(c, x, 0, req, false); /* inline: nobody waits for it */
+    if (put && contiguous && extent <= sq_inline_max(c)) {
+        /* Copied into the chain: nobody waits for it. */
+        rdma_in_place(c, x, 0, req, false, !blocking);
         return;
     }
     uint32_t lkey, rkey;
@@ -146,7 +148,7 @@ void rdma_transfer(struct conn *c, const struct transfer *x, struct handle *req,
         struct handle done = {0};
         /* Zero-copy: a blocking put's source is the NIC's until its writes complete. */
         struct handle *r = put && blocking ? &done : req;
-        rdma_in_place(c, x, lkey, r, blocking); /* a blocking get waits in issue() */
+        rdma_in_place(c, x, lkey, r, blocking, !blocking); /* a blocking get waits in issue() */
         net_local_release(hold);
         if (r == &done)
             handle_wait(&done);

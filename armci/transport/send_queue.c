@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/memstat.h"
+#include "core/mutant.h"
 #include "core/util.h"
 #include "core/runtime.h"
 #include "core/topology.h"
@@ -53,6 +54,34 @@ bool sq_room(const struct conn *c)
     return c->io->sq_posted < c->sq_depth && signaled < SQ_SEND_BUDGET;
 }
 
+/*
+ * The requests of c prepared and not yet posted: RDMA writes and reads that
+ * nobody waits for yet go here and are posted together, with one
+ * ibv_post_send (one doorbell), when someone waits or makes progress, when
+ * another request is posted on c, or when the chain is long enough. A small
+ * write's payload is copied into the chain when it is added, so the
+ * caller's buffer is free at once, as with an inline write posted at once.
+ */
+struct sq_chain {
+    int n;
+    struct ibv_send_wr wr[SQ_CHAIN_MAX];
+    struct ibv_sge sge[SQ_CHAIN_MAX];
+    uint64_t data[SQ_CHAIN_MAX][SQ_CHAIN_INLINE / sizeof(uint64_t)];
+};
+
+/* How many requests a chain holds before it is posted: half the send queue, so that on an
+ * adapter one chain moves while the next fills. */
+static int chain_cap(const struct conn *c)
+{
+    int half = c->sq_depth / 2 > 0 ? c->sq_depth / 2 : 1;
+    return half < SQ_CHAIN_MAX ? half : SQ_CHAIN_MAX;
+}
+
+uint32_t sq_inline_max(const struct conn *c)
+{
+    return c->max_inline < SQ_CHAIN_INLINE ? c->max_inline : SQ_CHAIN_INLINE;
+}
+
 static void mark_dirty(struct conn *c)
 {
     if (c->io->sq_dirty)
@@ -66,13 +95,18 @@ static void mark_dirty(struct conn *c)
 }
 
 /* Accounts a signaled request: it retires the run before it and the lazy works in it. */
-static void push_signal(struct conn *c, struct ibv_send_wr *wr, uint64_t wr_id)
+static int ring_push(struct conn *c)
 {
     if (!c->io->sq_ring) {
         c->io->sq_ring = xcalloc((size_t)c->sq_depth, sizeof(*c->io->sq_ring));
         memstat_add(MEM_SEND_QUEUES, (long)(sizeof(*c->io->sq_ring) * (size_t)c->sq_depth));
     }
-    int tail = (c->io->sq_ring_head + c->io->sq_ring_count++) % c->sq_depth;
+    return (c->io->sq_ring_head + c->io->sq_ring_count++) % c->sq_depth;
+}
+
+static void push_signal(struct conn *c, struct ibv_send_wr *wr, uint64_t wr_id)
+{
+    int tail = ring_push(c);
     c->io->sq_ring[tail] = (struct sq_retire){.wrs = (uint32_t)c->io->sq_unsignaled + 1,
                                               .lazy = (uint32_t)c->io->sq_lazy_pending};
     c->io->sq_unsignaled = 0;
@@ -81,6 +115,32 @@ static void push_signal(struct conn *c, struct ibv_send_wr *wr, uint64_t wr_id)
     signaled++;
     wr->send_flags |= IBV_SEND_SIGNALED;
     wr->wr_id = wr_id;
+}
+
+/*
+ * The last request of a chain about to be posted, prepared unsignaled,
+ * becomes the signal of the run it ends: its completion then retires the
+ * lazy works before it without a flush of their own. Needs room in the
+ * process's budget of signaled requests; without it the works stay lazy
+ * and a flush covers them later.
+ */
+static void promote_tail(struct conn *c, struct ibv_send_wr *wr)
+{
+    if ((wr->send_flags & IBV_SEND_SIGNALED) || !c->io->sq_lazy_pending ||
+        signaled >= SQ_SEND_BUDGET)
+        return;
+#if ARMCI_MUTANT_IS(chain_tail_miscounted)
+    c->io->sq_unsignaled++; /* counts the tail twice: the ring retires one request too many */
+#endif
+    int tail = ring_push(c);
+    /* The tail was counted unsignaled in sq_prepare: the run it ends includes it already. */
+    c->io->sq_ring[tail] = (struct sq_retire){.wrs = (uint32_t)c->io->sq_unsignaled,
+                                              .lazy = (uint32_t)c->io->sq_lazy_pending};
+    c->io->sq_unsignaled = 0;
+    c->io->sq_lazy_pending = 0;
+    signaled++;
+    wr->send_flags |= IBV_SEND_SIGNALED;
+    wr->wr_id = wr_id_make((uintptr_t)c, WR_TAG_CONN);
 }
 
 void sq_prepare(struct conn *c, struct ibv_send_wr *wr, struct work *w, bool last, bool wanted)
@@ -107,12 +167,44 @@ void sq_prepare(struct conn *c, struct ibv_send_wr *wr, struct work *w, bool las
     mark_dirty(c);
 }
 
-void sq_post(struct conn *c, struct ibv_send_wr *wr, const char *what)
+/*
+ * Posts c's chain, then `wr` (may be NULL) after it, with one ibv_post_send.
+ * `for_wait`: someone waits, so the chain's last request is signaled (a
+ * post that nobody waits for adds no completion: signal_every bounds the
+ * unsignaled runs).
+ */
+static void post_chain_then(struct conn *c, struct ibv_send_wr *wr, const char *what, bool for_wait)
 {
+    struct sq_chain *ch = c->io->chain;
+    struct ibv_send_wr *first = wr;
+    if (ch && ch->n) {
+        struct ibv_send_wr *tail = &ch->wr[ch->n - 1];
+        if (!wr && for_wait)
+            promote_tail(c, tail);
+        tail->next = wr;
+        first = &ch->wr[0];
+        if (!wr)
+            what = ch->n > 1                          ? "chain of RDMA operations"
+                   : tail->opcode == IBV_WR_RDMA_READ ? "RDMA read"
+                                                      : "RDMA write";
+        ch->n = 0;
+    }
+    if (!first)
+        return;
     struct ibv_send_wr *bad;
-    int rc = ibv_post_send(c->qp, wr, &bad);
+    int rc = ibv_post_send(c->qp, first, &bad);
     if (rc)
         armci_die(NULL, "ibv_post_send (%s to node %d) failed: %s", what, c->node, strerror(rc));
+}
+
+void sq_post(struct conn *c, struct ibv_send_wr *wr, const char *what)
+{
+    post_chain_then(c, wr, what, false); /* what c's chain holds was issued before wr */
+}
+
+void sq_post_chain(struct conn *c)
+{
+    post_chain_then(c, NULL, NULL, false);
 }
 
 void sq_note_remote(struct conn *c, uint64_t addr, uint32_t rkey)
@@ -130,6 +222,11 @@ struct sq_retire sq_completed(struct conn *c)
     c->io->sq_ring_head = (c->io->sq_ring_head + 1) % c->sq_depth;
     c->io->sq_ring_count--;
     c->io->sq_posted -= (int)r.wrs;
+    if (c->io->sq_posted < 0)
+        armci_die(NULL,
+                  "internal error: a completion from node %d retires more requests than "
+                  "were posted",
+                  c->node);
     signaled--;
     return r;
 }
@@ -151,6 +248,11 @@ struct work *sq_pop_lazy(struct conn *c)
 /* An empty signaled RDMA write: its completion retires every lazy work before it. */
 static bool flush(struct conn *c)
 {
+#if !ARMCI_MUTANT_IS(chain_not_posted_on_wait)
+    post_chain_then(c, NULL, NULL, true); /* its last request, signaled, covers the lazy works */
+#endif
+    if (c->io->chain && c->io->chain->n)
+        return false;
     if (!c->io->sq_lazy_pending)
         return true;
     if (!sq_room(c))
@@ -189,6 +291,10 @@ void sq_forget(struct conn *c)
         memstat_add(MEM_SEND_QUEUES, -(long)(sizeof(*c->io->sq_ring) * (size_t)c->sq_depth));
     free(c->io->sq_ring);
     c->io->sq_ring = NULL;
+    if (c->io->chain)
+        memstat_add(MEM_SEND_QUEUES, -(long)sizeof(*c->io->chain));
+    free(c->io->chain);
+    c->io->chain = NULL;
     if (ndirty == 0) {
         free(dirty);
         dirty = NULL;
@@ -307,40 +413,62 @@ static void reserve_message(struct conn *c)
 
 void rdma_batch_flush(struct rdma_batch *b)
 {
-    if (!b->n)
-        return;
-    b->wr[b->n - 1].next = NULL;
-    sq_post(b->c, &b->wr[0],
-            b->n > 1                              ? "chain of RDMA operations"
-            : b->wr[0].opcode == IBV_WR_RDMA_READ ? "RDMA read"
-                                                  : "RDMA write");
-    b->n = 0;
+    /* Post them (with what the chain held before), unless the caller's own wait will: a
+     * deferred batch nobody waits for yet stays for the next wait, progress call or post. */
+#if ARMCI_MUTANT_IS(chain_blocking_deferred)
+    b->defer = true;
+#endif
+    if (b->c && (b->wanted || !b->defer))
+        sq_post_chain(b->c);
+    rdma_batch_init(b, b->defer);
+}
+
+/* c's chain, with room for one more request (a full chain is posted first). */
+static struct sq_chain *chain_with_room(struct conn *c)
+{
+    if (!c->io->chain) {
+        c->io->chain = xmalloc(sizeof(*c->io->chain));
+        c->io->chain->n = 0;
+        memstat_add(MEM_SEND_QUEUES, (long)sizeof(*c->io->chain));
+    }
+    if (c->io->chain->n >= chain_cap(c))
+        sq_post_chain(c);
+    return c->io->chain;
 }
 
 void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op, void *local,
                     uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey, struct work *w,
                     bool last, bool wanted)
 {
-    /* Never wait for completions while holding work requests not yet posted. */
-    if (b->n && (b->c != c || b->n == RDMA_BATCH_MAX || !sq_room(c)))
+    if (b->c && b->c != c)
         rdma_batch_flush(b);
+    if (!sq_room(c))
+        sq_post_chain(c); /* never wait for completions of requests not posted yet */
     wait_room(c);
     b->c = c;
-    int i = b->n++;
-    b->sge[i] = (struct ibv_sge){.addr = (uintptr_t)local, .length = (uint32_t)len, .lkey = lkey};
-    b->wr[i] = (struct ibv_send_wr){
-        .sg_list = &b->sge[i],
+    b->wanted |= wanted;
+    struct sq_chain *ch = chain_with_room(c);
+    int i = ch->n++;
+    ch->sge[i] = (struct ibv_sge){.addr = (uintptr_t)local, .length = (uint32_t)len, .lkey = lkey};
+    ch->wr[i] = (struct ibv_send_wr){
+        .sg_list = &ch->sge[i],
         .num_sge = 1,
         .opcode = op,
         .wr = {.rdma = {.remote_addr = raddr, .rkey = rkey}},
     };
-    /* Small writes are copied into the WR: the source is reusable at once. */
-    if (op == IBV_WR_RDMA_WRITE && len <= c->max_inline)
-        b->wr[i].send_flags |= IBV_SEND_INLINE;
-    sq_prepare(c, &b->wr[i], w, last, wanted);
+    /* Small writes are copied into the chain, and from there into the WR: the source is
+     * reusable at once. */
+    if (op == IBV_WR_RDMA_WRITE && len <= sq_inline_max(c)) {
+        memcpy(ch->data[i], local, len);
+        ch->sge[i].addr = (uintptr_t)ch->data[i];
+        ch->wr[i].send_flags |= IBV_SEND_INLINE;
+    }
+    sq_prepare(c, &ch->wr[i], w, last, wanted);
     sq_note_remote(c, raddr, rkey);
     if (i > 0)
-        b->wr[i - 1].next = &b->wr[i];
+        ch->wr[i - 1].next = &ch->wr[i];
+    if (b->defer)
+        mark_dirty(c); /* the next progress call posts the chain (else rdma_batch_flush) */
     w->what = op == IBV_WR_RDMA_WRITE ? "RDMA write" : "RDMA read";
 }
 
@@ -352,7 +480,7 @@ void post_write_copy(struct conn *c, const void *src, size_t len, uint64_t raddr
     struct work *w = work_new(WORK_WRITE, c, req);
     w->bounce = b; /* freed when the write completes */
     struct rdma_batch batch;
-    rdma_batch_init(&batch);
+    rdma_batch_init(&batch, false);
     rdma_batch_add(&batch, c, IBV_WR_RDMA_WRITE, b->addr, b->lkey, len, raddr, rkey, w, true, true);
     rdma_batch_flush(&batch);
 }

@@ -57,7 +57,8 @@ bool sq_room(const struct conn *c);
  */
 void sq_prepare(struct conn *c, struct ibv_send_wr *wr, struct work *w, bool last, bool wanted);
 
-/* Posts the chain wr (prepared by sq_prepare) on c; a failure ends the job, naming `what`. */
+/* Posts the chain wr (prepared by sq_prepare) on c, after the requests c's chain holds;
+ * a failure ends the job, naming `what`. */
 void sq_post(struct conn *c, struct ibv_send_wr *wr, const char *what);
 
 /* Where a flush may write: any address of c's target the transport may access. */
@@ -76,7 +77,8 @@ struct work *sq_pop_lazy(struct conn *c);
 struct ibv_wc;
 void sq_on_send_completion(void *ctx, const struct ibv_wc *wc);
 
-/* Posts a flush on every connection with lazy works not yet covered by a signal. */
+/* Posts every connection's chain, and a flush on every connection with lazy works not yet
+ * covered by a signal. */
 void sq_flush_all(void);
 
 /* c goes away (finalize, eviction): its bookkeeping too. */
@@ -106,32 +108,47 @@ void lock_granted(void);
 void reply_slot_return(void);
 
 /*
- * A chain of RDMA work requests to one connection, posted with a single
- * ibv_post_send (one doorbell on hardware, one batch in softib). Add, then
- * flush; adding flushes by itself before it would have to wait.
+ * RDMA work requests to one connection, in c's chain of requests not yet
+ * posted (send_queue.c): posted together with one ibv_post_send (one
+ * doorbell on hardware, one batch in softib) when someone waits or makes
+ * progress, when another request is posted on c, or when the chain is
+ * full. Add, then flush: flushing posts the chain at once unless the
+ * batch was begun with `defer` and no request added was `wanted` (its
+ * completion waited for now). Only a non-blocking call defers: its caller
+ * must wait for it (or fence) later, and that wait posts the chain; a
+ * blocking call returns with its requests posted, whoever waits for them.
  */
-#define RDMA_BATCH_MAX 64
+#define SQ_CHAIN_MAX 64
+/* Writes up to this many bytes (and the QP's max_inline) are copied into the chain. */
+#define SQ_CHAIN_INLINE 128
 struct rdma_batch {
     struct conn *c;
-    int n;
-    struct ibv_send_wr wr[RDMA_BATCH_MAX];
-    struct ibv_sge sge[RDMA_BATCH_MAX];
+    bool wanted;
+    bool defer; /* left in the chain at flush, unless wanted */
 };
 
-static inline void rdma_batch_init(struct rdma_batch *b)
+static inline void rdma_batch_init(struct rdma_batch *b, bool defer)
 {
     b->c = NULL;
-    b->n = 0;
+    b->wanted = false;
+    b->defer = defer;
 }
 
 /*
  * One request of work w: `last` if it is w's last, `wanted` if w's
- * completion is awaited soon (otherwise w may complete lazily).
+ * completion is awaited soon (otherwise w may complete lazily). A write of
+ * at most sq_inline_max(c) bytes is copied: `local` is free at return.
  */
 void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op, void *local,
                     uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey, struct work *w,
                     bool last, bool wanted);
 void rdma_batch_flush(struct rdma_batch *b);
+
+/* The largest write rdma_batch_add copies (inline in the WR when posted). */
+uint32_t sq_inline_max(const struct conn *c);
+
+/* Posts c's chain now (the flush before a wait also signals its last request). */
+void sq_post_chain(struct conn *c);
 
 /* A write of len bytes (at most one bounce buffer) to raddr, copied from src into a bounce
  * buffer first (src is free at return), counted in req until it completes. */

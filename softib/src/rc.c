@@ -134,9 +134,8 @@ static enum rc_verdict do_rdma(struct rc_op *op, bool write)
     if (!op->w->len) {
         /* Nothing to move, but a responder that is gone still does not answer (a zero-length
          * read is how a runtime asks whether a peer is there). */
-        const struct sib_fctx *owner = sib_fctx_at(&sib_fab, d->owner);
-        struct sib_peer who = {.slot = d->owner, .pid = owner->pid, .start_time = owner->start_time};
-        if (!sib_peer_alive(&who))
+        struct sib_peer owner = sib_qp_peer(d);
+        if (sib_peer_gone(&owner)) /* the pidfd a copy checks: no read of /proc per request */
             return RC_LOST;
     }
     if (op->w->len) {

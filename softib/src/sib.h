@@ -402,6 +402,9 @@ static inline struct sib_peer sib_mr_peer(const struct sib_fmr *m)
     return (struct sib_peer){.slot = m->owner, .pid = m->pid, .start_time = m->start_time};
 }
 
+/* Whether p's process is gone: through the pidfd kept for it (one poll, the check every copy
+ * makes), not /proc (an open, a read and a parse: tens of microseconds on a busy host). */
+bool sib_peer_gone(const struct sib_peer *p);
 /* local <-> remote iovecs in the peer's address space; 0, ESRCH (the peer
  * is gone: nothing was copied to or from anyone else) or EFAULT */
 int sib_xfer(const struct sib_peer *p, bool to_remote, const struct iovec *local, int nlocal,
@@ -413,9 +416,6 @@ int sib_xfer_vec(const struct sib_peer *p, bool to_remote, struct iovec *local, 
 int sib_atomic(const struct sib_peer *p, uint64_t va, uint32_t opcode, uint64_t cmp_add,
                uint64_t swap, uint64_t *orig);
 void sib_peers_forget(void); /* the last context closed: drop the peers' pidfds */
-/* Whether p is still the process its context recorded: through the pidfd kept for it (one
- * poll), not /proc (an open, a read and a parse: tens of microseconds on a busy host). */
-bool sib_peer_alive(const struct sib_peer *p);
 
 /* iovecs for the poster's SGEs: checks lkey, PD, bounds and `need` access. */
 enum ibv_wc_status sib_local_iov(struct sib_qp *qp, const struct ibv_sge *sge, uint32_t n,

@@ -157,9 +157,9 @@ static int peer_check(const struct sib_peer *p)
     return rc;
 }
 
-bool sib_peer_alive(const struct sib_peer *p)
+bool sib_peer_gone(const struct sib_peer *p)
 {
-    return is_self(p) || peer_check(p) == 0;
+    return !is_self(p) && peer_check(p) != 0;
 }
 
 /* A refused copy is most likely Yama (docs/softib.md): say so once. */

@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "patch_loop.h"
+
 #define LOOPS       5          /* each figure is the median of this many timed loops */
 #define REMOTE_LD   2048       /* rows of the target's block: its leading dimension */
 #define REMOTE_COLS 512        /* columns of the target's block */
@@ -46,28 +48,8 @@ static const char *op_name[] = {"get", "put", "acc", "put-contig"};
 static double run(enum op op, double *local, double *remote, int rows, int cols, int target,
                   int iters)
 {
-    int count[2] = {rows * (int)sizeof(double), cols};
-    int rstride[1] = {REMOTE_LD * (int)sizeof(double)}, lstride[1] = {rows * (int)sizeof(double)};
-    double one = 1.0;
-    double t0 = MPI_Wtime();
-    for (int i = 0; i < iters; i++) {
-        switch (op) {
-        case OP_GET:
-            ARMCI_GetS(remote, rstride, local, lstride, count, 1, target);
-            break;
-        case OP_PUT:
-            ARMCI_PutS(local, lstride, remote, rstride, count, 1, target);
-            break;
-        case OP_ACC:
-            ARMCI_AccS(ARMCI_ACC_DBL, &one, local, lstride, remote, rstride, count, 1, target);
-            break;
-        case OP_CONTIG:
-            ARMCI_Put(local, remote, rows * cols * (int)sizeof(double), target);
-            break;
-        }
-    }
-    ARMCI_AllFence();
-    return (MPI_Wtime() - t0) / iters;
+    static const enum patch_op as_patch[] = {PATCH_GET, PATCH_PUT, PATCH_ACC, PATCH_CONTIG_PUT};
+    return patch_loop(as_patch[op], local, remote, rows, cols, REMOTE_LD, target, iters);
 }
 
 static int by_value(const void *a, const void *b)

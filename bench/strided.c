@@ -17,35 +17,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "patch_loop.h"
+
 #define REPEATS 3 /* each figure is the best of this many timed loops */
 
-enum op { OP_PUTS, OP_GETS, OP_ACCS, OP_PUT_CONTIG };
+/* In patch_loop's order. */
+enum op {
+    OP_PUTS = PATCH_PUT,
+    OP_GETS = PATCH_GET,
+    OP_ACCS = PATCH_ACC,
+    OP_PUT_CONTIG = PATCH_CONTIG_PUT
+};
 static const char *names[] = {"puts", "gets", "accs", "put-contig"};
 
 static double run(enum op op, double *local, double *remote, int n, int ld, int target, int iters)
 {
-    int count[2] = {n * (int)sizeof(double), n};
-    int rstride[1] = {ld * (int)sizeof(double)}, lstride[1] = {n * (int)sizeof(double)};
-    double one = 1.0;
-    double t0 = MPI_Wtime();
-    for (int i = 0; i < iters; i++) {
-        switch (op) {
-        case OP_PUTS:
-            ARMCI_PutS(local, lstride, remote, rstride, count, 1, target);
-            break;
-        case OP_GETS:
-            ARMCI_GetS(remote, rstride, local, lstride, count, 1, target);
-            break;
-        case OP_ACCS:
-            ARMCI_AccS(ARMCI_ACC_DBL, &one, local, lstride, remote, rstride, count, 1, target);
-            break;
-        case OP_PUT_CONTIG:
-            ARMCI_Put(local, remote, n * n * (int)sizeof(double), target);
-            break;
-        }
-    }
-    ARMCI_AllFence();
-    return (MPI_Wtime() - t0) / iters;
+    return patch_loop((enum patch_op)op, local, remote, n, n, ld, target, iters);
 }
 
 int main(int argc, char **argv)

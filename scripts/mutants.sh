@@ -43,6 +43,9 @@ reg_cache_evict_in_flight user-memory-2x1-cache-1-deferred
 chain_not_posted_on_wait chain-2x1
 chain_tail_miscounted chain-2x1
 chain_blocking_deferred chain-2x1
+pack_more_unset chain-2x1
+pack_unpadded chain-2x1
+shared_send_credit_each shared-send-answers
 '
 if [ -n "${MUTANTS_TESTS:-}" ]; then
     table=$(echo "$table" | while read -r name tests; do

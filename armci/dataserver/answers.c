@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "core/mutant.h"
 #include "core/util.h"
 #include "core/wr_id.h"
 #include "dataserver/credits.h"
@@ -30,11 +31,11 @@ static struct server_conn **due;
 static int ndue, capdue;
 
 /*
- * Answers waiting on sc go out when this many have gathered: half the
+ * Answers waiting on sc go out when the SENDs they came in number half the
  * client's allowance, so that it gets credits back while the other half of
- * its requests are still being served. An idle server sends the rest.
+ * its SENDs are still being served. An idle server sends the rest.
  */
-static uint32_t answers_per_reply(const struct server_conn *sc)
+static uint32_t sends_per_reply(const struct server_conn *sc)
 {
     return sc->allowance >= 2 ? (uint32_t)sc->allowance / 2 : 1;
 }
@@ -48,6 +49,7 @@ static void send_answers(struct server_conn *sc, uint64_t token, int status, int
                          .credits = sc->credits_due,
                          .answers = sc->answers_due};
     sc->answers_due = 0;
+    sc->sends_due = 0;
     sc->credits_due = 0;
     send_reply(sc, &r);
 }
@@ -58,23 +60,47 @@ static void send_due(struct server_conn *sc)
         send_answers(sc, sc->last_due, DS_OK, 0);
 }
 
-void server_answer(struct server_conn *sc, uint64_t token, int status, int64_t value, bool may_wait)
+static void put_on_due_list(struct server_conn *sc)
 {
-    sc->credits_due += credits_to_return(sc);
+    if (sc->on_due_list)
+        return;
+    if (ndue == capdue) {
+        capdue = capdue ? 2 * capdue : 16;
+        due = xrealloc(due, sizeof(*due) * (size_t)capdue);
+    }
+    due[ndue++] = sc;
+    sc->on_due_list = true;
+}
+
+/* One more answer due on sc; `ends_send`: the last request of its SEND, whose credit returns. */
+static void answer(struct server_conn *sc, uint64_t token, int status, int64_t value, bool may_wait,
+                   bool ends_send)
+{
+    if (ends_send) {
+        sc->credits_due += credits_to_return(sc);
+        sc->sends_due++;
+    }
     sc->answers_due++;
     sc->last_due = token;
-    if (may_wait && sc->answers_due < answers_per_reply(sc)) {
-        if (!sc->on_due_list) {
-            if (ndue == capdue) {
-                capdue = capdue ? 2 * capdue : 16;
-                due = xrealloc(due, sizeof(*due) * (size_t)capdue);
-            }
-            due[ndue++] = sc;
-            sc->on_due_list = true;
-        }
+    if (may_wait && (!ends_send || sc->sends_due < sends_per_reply(sc))) {
+        put_on_due_list(sc);
         return;
     }
     send_answers(sc, token, status, value);
+}
+
+void server_answer(struct server_conn *sc, uint64_t token, int status, int64_t value, bool may_wait)
+{
+    answer(sc, token, status, value, may_wait, true);
+}
+
+void server_answer_shared(struct server_conn *sc, uint64_t token, int status)
+{
+#if ARMCI_MUTANT_IS(shared_send_credit_each)
+    answer(sc, token, status, 0, status == DS_OK, true);
+#else
+    answer(sc, token, status, 0, status == DS_OK, false);
+#endif
 }
 
 void server_answer_lock(struct server_conn *sc, uint64_t token, int status, bool queued)

@@ -19,6 +19,9 @@
  */
 void server_answer(struct server_conn *sc, uint64_t token, int status, int64_t value,
                    bool may_wait);
+/* Answers a request another one follows in its SEND (protocol.h): like server_answer, but the
+ * SEND's credit goes back with the last request's answer, and a success always waits for it. */
+void server_answer_shared(struct server_conn *sc, uint64_t token, int status);
 /* Answers a lock request (granted now or later, or refused) on its own; `queued`: it waited in a
  * lock's queue and its credit went back with server_lock_queued then. */
 void server_answer_lock(struct server_conn *sc, uint64_t token, int status, bool queued);

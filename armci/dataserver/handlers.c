@@ -253,14 +253,11 @@ static int do_iov(struct server_conn *sc, const struct ds_message *rq, size_t pa
     return DS_OK;
 }
 
-void serve_message(struct server_conn *sc, struct ds_message *rq, size_t bytes)
+/* Serves one request with `payload` bytes behind its header; `ends_send`: the last request of
+ * its SEND (its answer returns the SEND's credit). */
+static void serve_request(struct server_conn *sc, struct ds_message *rq, size_t payload,
+                          bool ends_send)
 {
-    if (bytes < sizeof(*rq)) {
-        armci_warn("data server: dropped a %zu-byte request from rank %d (too short)", bytes,
-                   sc->client);
-        return; /* not even a token to answer */
-    }
-    size_t payload = bytes - sizeof(*rq);
     int64_t value = 0;
     int status;
     switch (rq->op) {
@@ -297,8 +294,42 @@ void serve_message(struct server_conn *sc, struct ds_message *rq, size_t bytes)
         status = DS_EINVAL;
         break;
     }
+    if (!ends_send) {
+        server_answer_shared(sc, rq->token, status);
+        return;
+    }
     /* Updates that succeeded are answered in batches; the rest at once (a pull too: its
      * client waits for the answer to reuse its buffer). */
     bool batched = ds_op_is_update(rq->op) && rq->op != DS_PUT_PULL;
     server_answer(sc, rq->token, status, value, batched && status == DS_OK);
+}
+
+/*
+ * Serves the requests of one SEND in turn (protocol.h). A request that says
+ * another follows must be an update whose implied payload leaves room for
+ * the next header; otherwise it is refused and ends the SEND (its answer
+ * returns the credit: what follows is not served).
+ */
+void serve_message(struct server_conn *sc, struct ds_message *rq, size_t bytes)
+{
+    if (bytes < sizeof(*rq)) {
+        armci_warn("data server: dropped a %zu-byte request from rank %d (too short)", bytes,
+                   sc->client);
+        return; /* not even a token to answer */
+    }
+    for (;;) {
+        if (!rq->more) {
+            serve_request(sc, rq, bytes - sizeof(*rq), true);
+            return;
+        }
+        size_t payload, step;
+        if (!ds_shared_payload(rq, &payload) || payload > bytes - sizeof(*rq) ||
+            (step = ds_shared_step(payload)) + sizeof(*rq) > bytes) {
+            server_answer(sc, rq->token, DS_EINVAL, 0, false);
+            return;
+        }
+        serve_request(sc, rq, payload, false);
+        rq = (struct ds_message *)((char *)rq + step);
+        bytes -= step;
+    }
 }

@@ -3,8 +3,13 @@
  * connection of each client. All fields are in the sender's byte order:
  * client and server run the same binary on the same kind of host.
  *
- * A request is one SEND: struct ds_message, then `len` payload bytes for
- * operations that carry data (ACC, PUT_PACKED). The server answers every
+ * A request is struct ds_message, then `len` payload bytes for operations
+ * that carry data (ACC, PUT_PACKED). One SEND carries one request, or
+ * several updates back to back (ds_op_shares_send): each but the last has
+ * `more` set and exactly the payload its op and sizes imply
+ * (ds_shared_payload), and the next starts at the following 8-byte
+ * boundary; the last one's payload is the rest of the SEND. A SEND costs
+ * the client one credit however many requests it carries. The server answers every
  * request through struct ds_reply SENDs echoing tokens (one reply may answer
  * several requests: see struct ds_reply); for GET_PACKED it first
  * RDMA-writes the packed data to reply_addr/reply_rkey on the client.
@@ -18,6 +23,7 @@
 #define ARMCI_DATASERVER_PROTOCOL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "strided/stride.h"
@@ -61,6 +67,16 @@ static inline bool ds_op_is_update(int op)
     }
 }
 
+/*
+ * Whether requests of op may share a SEND with others: updates answered in
+ * batches, whose payload their header implies. A shared SEND costs the
+ * server one receive and the client one credit for all of them.
+ */
+static inline bool ds_op_shares_send(int op)
+{
+    return ds_op_is_update(op) && op != DS_PUT_PULL;
+}
+
 enum ds_status {
     DS_OK = 0,
     DS_EFAULT = 1, /* range outside every registered segment */
@@ -78,10 +94,10 @@ struct ds_stride {
 };
 
 struct ds_message {
-    uint8_t op;       /* enum ds_op */
-    uint8_t datatype; /* ARMCI_ACC_* for ACC / ACC_PACKED */
-    uint8_t rmw_op;   /* ARMCI_FETCH_AND_ADD... for RMW */
-    uint8_t pad;
+    uint8_t op;          /* enum ds_op */
+    uint8_t datatype;    /* ARMCI_ACC_* for ACC / ACC_PACKED */
+    uint8_t rmw_op;      /* ARMCI_FETCH_AND_ADD... for RMW */
+    uint8_t more;        /* another request follows this one in its SEND */
     int32_t origin;      /* client's rank (diagnostics, lock ownership) */
     uint64_t token;      /* echoed in the reply */
     uint64_t addr;       /* target address in the server's space */
@@ -94,6 +110,36 @@ struct ds_message {
     int32_t target_local;    /* node-local index of the process whose memory is targeted */
     struct ds_stride stride; /* *_PACKED only */
 };
+
+/*
+ * The payload of a request that shares its SEND (rq->more): what its op and
+ * sizes imply. False if rq cannot share a SEND or the size does not fit a
+ * size_t (checked, so that a hostile header cannot wrap it).
+ */
+static inline bool ds_shared_payload(const struct ds_message *rq, size_t *payload)
+{
+    uint64_t per;
+    switch (rq->op) {
+    case DS_ACC:
+    case DS_PUT_PACKED:
+    case DS_ACC_PACKED:
+        return !__builtin_add_overflow(rq->len, 0, payload);
+    case DS_PUT_IOV:
+    case DS_ACC_IOV: /* value segments: an address and len bytes each */
+        if (rq->value <= 0 || __builtin_add_overflow(rq->len, sizeof(uint64_t), &per))
+            return false;
+        return !__builtin_mul_overflow((uint64_t)rq->value, per, payload);
+    default:
+        return false;
+    }
+}
+
+/* How far the request after one with `payload` bytes starts in a shared SEND: at the next
+ * multiple of 8 bytes past it. */
+static inline size_t ds_shared_step(size_t payload)
+{
+    return (sizeof(struct ds_message) + payload + 7) & ~(size_t)7;
+}
 
 /*
  * One reply answers one or more requests. The server serves a connection's

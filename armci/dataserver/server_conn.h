@@ -17,7 +17,8 @@ struct server_conn {
     bool broken;          /* a send failed: the QP is in error, nothing more is served */
     /* Successful updates answered later, together (struct ds_reply; answers.c). */
     uint32_t answers_due;
-    uint64_t last_due; /* the token of the last of them */
+    uint32_t sends_due; /* the SENDs that carried them (several requests may share one) */
+    uint64_t last_due;  /* the token of the last of them */
     int credits_due;
     bool on_due_list;
 };

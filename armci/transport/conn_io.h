@@ -8,12 +8,15 @@
 #define ARMCI_TRANSPORT_CONN_IO_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct pending_op;
 struct work;
 struct sq_retire;
 struct sq_chain;
+struct pool_buffer;
+struct ds_message;
 
 struct conn_io {
     int outstanding; /* operations not yet complete at the target (fence waits for 0) */
@@ -50,6 +53,11 @@ struct conn_io {
     uint32_t flush_rkey;
     bool sq_dirty;          /* lazy works wait for a flush, or the chain for its post */
     struct sq_chain *chain; /* requests prepared, not posted yet (send_queue.c) */
+    /* The open pack: a data-server SEND at the chain's tail that more updates may join until
+     * the chain is posted or something else follows it (send_queue.c). */
+    struct pool_buffer *pack;     /* its buffer; NULL: no pack open */
+    struct ds_message *pack_last; /* its last request so far */
+    size_t pack_used;             /* bytes of the SEND so far */
 
     /* Liveness (liveness.h). */
     bool probing;     /* a liveness probe is in flight */

@@ -67,13 +67,15 @@ struct server_plan plan_server(const struct transfer *x, const struct box_facts 
 {
     struct server_plan pl = {.max_bytes = f->request_room / unit * unit};
     size_t row = (size_t)x->d.count[0];
-    if (!f->registered)
+    /* Short rows are copied, contiguous ones too: a copied request may share its SEND with the
+     * next ones (send_queue.h), and a blocking caller need not wait for it to go. */
+    if (!f->registered || row < GATHER_MIN_ROW)
         return pl;
     if (x->d.levels == 0 || row >= pl.max_bytes) {
         pl.in_place = true; /* every piece is one run: one gather entry */
         return pl;
     }
-    if (row < GATHER_MIN_ROW || f->max_sge < 3)
+    if (f->max_sge < 3)
         return pl;
     size_t rows = MIN((size_t)f->max_sge - 1, pl.max_bytes / row);
     pl.max_bytes = MIN(pl.max_bytes, rows * row / unit * unit);

@@ -167,6 +167,14 @@ void sq_prepare(struct conn *c, struct ibv_send_wr *wr, struct work *w, bool las
     mark_dirty(c);
 }
 
+/* c's open pack (the chain's tail) is about to be posted: nothing joins it any more. */
+static void pack_close(struct conn *c, struct ibv_send_wr *tail)
+{
+    if (tail->sg_list[0].length <= c->max_inline)
+        tail->send_flags |= IBV_SEND_INLINE;
+    c->io->pack = NULL;
+}
+
 /*
  * Posts c's chain, then `wr` (may be NULL) after it, with one ibv_post_send.
  * `for_wait`: someone waits, so the chain's last request is signaled (a
@@ -179,12 +187,15 @@ static void post_chain_then(struct conn *c, struct ibv_send_wr *wr, const char *
     struct ibv_send_wr *first = wr;
     if (ch && ch->n) {
         struct ibv_send_wr *tail = &ch->wr[ch->n - 1];
+        if (c->io->pack)
+            pack_close(c, tail);
         if (!wr && for_wait)
             promote_tail(c, tail);
         tail->next = wr;
         first = &ch->wr[0];
         if (!wr)
-            what = ch->n > 1                          ? "chain of RDMA operations"
+            what = ch->n > 1                          ? "chain of requests"
+                   : tail->opcode == IBV_WR_SEND      ? "data-server request"
                    : tail->opcode == IBV_WR_RDMA_READ ? "RDMA read"
                                                       : "RDMA write";
         ch->n = 0;
@@ -295,6 +306,7 @@ void sq_forget(struct conn *c)
         memstat_add(MEM_SEND_QUEUES, -(long)sizeof(*c->io->chain));
     free(c->io->chain);
     c->io->chain = NULL;
+    c->io->pack = NULL;
     if (ndirty == 0) {
         free(dirty);
         dirty = NULL;
@@ -402,13 +414,20 @@ void reply_slot_return(void)
     reply_slots++;
 }
 
-/* A message credit on c and a reply slot (waits for both). */
-static void reserve_message(struct conn *c)
+/* A reply slot for one more request (waits for one). */
+static void reserve_reply_slot(void)
 {
-    while (c->io->credits <= 0 || reply_slots <= 0)
+    while (reply_slots <= 0)
+        wait_progress();
+    reply_slots--;
+}
+
+/* A credit on c for one more SEND to its data server (waits for one). */
+static void reserve_credit(struct conn *c)
+{
+    while (c->io->credits <= 0)
         wait_progress();
     c->io->credits--;
-    reply_slots--;
 }
 
 void rdma_batch_flush(struct rdma_batch *b)
@@ -433,6 +452,7 @@ static struct sq_chain *chain_with_room(struct conn *c)
     }
     if (c->io->chain->n >= chain_cap(c))
         sq_post_chain(c);
+    c->io->pack = NULL; /* what is added follows the pack's SEND: no more joins it */
     return c->io->chain;
 }
 
@@ -485,11 +505,10 @@ void post_write_copy(struct conn *c, const void *src, size_t len, uint64_t raddr
     rdma_batch_flush(&batch);
 }
 
-/* The header of r in the message buffer: as described, with what post_request fills in. */
-static struct ds_message *write_header(struct conn *c, const struct request_desc *r,
-                                       struct pool_buffer *b)
+/* The header of r at `to`: as described, with what post_request fills in. */
+static struct ds_message *write_header(struct conn *c, const struct request_desc *r, void *to)
 {
-    struct ds_message *msg = b->addr;
+    struct ds_message *msg = to;
     *msg = r->msg;
     sq_note_remote(c, r->t->server_addr, r->t->rkey); /* a place a flush or a probe may name */
     if (r->verbatim)
@@ -525,39 +544,123 @@ static void post_send(struct conn *c, struct pool_buffer *b, size_t len,
     sq_post(c, &wr, w->what);
 }
 
-struct work *post_request(struct conn *c, const struct request_desc *r)
+/*
+ * Packs: a non-blocking update's SEND waits at the tail of c's chain, and
+ * the updates that follow on c join it, back to back in its buffer
+ * (dataserver/protocol.h), until the chain is posted. Many small
+ * accumulates then cost the server one receive and the client one credit,
+ * instead of one each.
+ */
+
+/* Whether r may share its SEND: an update (protocol.h) whose payload is copied behind it. */
+static bool shares_send(const struct request_desc *r)
 {
-    reserve_message(c);
-    struct pool_buffer *b = bounce_wait();
-    struct pool_buffer *data = r->reply_to_bounce ? bounce_wait() : NULL;
+    return ds_op_shares_send(r->msg.op) && !r->verbatim && !r->ngather && !r->reply_to_bounce &&
+           !r->sent;
+}
+
+/* Whether r fits behind the requests of c's open pack (a SEND fills a server's buffer). */
+static bool pack_has_room(const struct conn *c, const struct request_desc *r)
+{
+    size_t at = (c->io->pack_used + 7) & ~(size_t)7;
+    return c->io->pack &&
+           at + sizeof(struct ds_message) + r->payload <= MIN(cfg.server_buf_size, cfg.bounce_size);
+}
+
+/* Puts the SEND of w's message (len bytes in b) at the tail of c's chain, open for more. */
+static void pack_open(struct conn *c, struct pool_buffer *b, struct ds_message *msg, size_t len,
+                      struct work *w)
+{
+    if (!sq_room(c))
+        sq_post_chain(c); /* never wait for completions of requests not posted yet */
+    wait_room(c);
+    struct sq_chain *ch = chain_with_room(c);
+    int i = ch->n++;
+    ch->sge[i] =
+        (struct ibv_sge){.addr = (uintptr_t)b->addr, .length = (uint32_t)len, .lkey = b->lkey};
+    ch->wr[i] = (struct ibv_send_wr){.sg_list = &ch->sge[i], .num_sge = 1, .opcode = IBV_WR_SEND};
+    w->bounce = b;
+    w->events_left = 2;
+    sq_prepare(c, &ch->wr[i], w, true, true); /* its send completion frees the buffer */
+    if (i > 0)
+        ch->wr[i - 1].next = &ch->wr[i];
+    mark_dirty(c); /* the next progress call posts it, if nobody waits before */
+    c->io->pack = b;
+    c->io->pack_last = msg;
+    c->io->pack_used = len;
+}
+
+/* The work of a request: counted, awaiting its reply, with what its reply is to fill in. */
+static struct work *request_work(struct conn *c, const struct request_desc *r,
+                                 struct pool_buffer *data)
+{
     struct work *w = work_new(WORK_MESSAGE, c, r->req);
     /* Every request but a lock's is answered in order (dataserver/protocol.h). */
-    uint64_t token = work_await_reply(w, r->msg.op != DS_LOCK);
+    work_await_reply(w, r->msg.op != DS_LOCK);
     w->result = r->result;
     w->status = r->status;
     w->data = data;
     w->on_done = r->on_done;
     w->ctx = r->ctx;
     w->what = r->what;
+    w->server_update = ds_op_is_update(r->msg.op);
+    c->io->updates_sent += w->server_update;
     if (r->unfenced)
         work_not_fenced(w);
     if (r->sent) {
         w->sent = r->sent;
         handle_op_started(r->sent);
     }
-    struct ds_message *msg = write_header(c, r, b);
-    msg->token = token;
+    return w;
+}
+
+/* Writes r behind the requests of c's open pack: no buffer, no credit, no SEND of its own. */
+static struct work *pack_join(struct conn *c, const struct request_desc *r)
+{
+    struct conn_io *io = c->io;
+    size_t at = (io->pack_used + 7) & ~(size_t)7;
+#if ARMCI_MUTANT_IS(pack_unpadded)
+    at = io->pack_used;
+#endif
+    struct ds_message *msg = write_header(c, r, (char *)io->pack->addr + at);
+    struct work *w = request_work(c, r, NULL);
+    w->events_left = 1; /* its answer: the SEND's completion is the pack's first work's */
+    msg->token = w->token;
+    if (r->fill)
+        r->fill(msg + 1, r->fill_ctx);
+#if !ARMCI_MUTANT_IS(pack_more_unset)
+    io->pack_last->more = 1;
+#endif
+    io->pack_last = msg;
+    io->pack_used = at + sizeof(*msg) + r->payload;
+    io->chain->sge[io->chain->n - 1].length = (uint32_t)io->pack_used;
+    if (!r->defer)
+        sq_post_chain(c);
+    return w;
+}
+
+struct work *post_request(struct conn *c, const struct request_desc *r)
+{
+    bool shares = shares_send(r);
+    reserve_reply_slot();
+    if (shares && pack_has_room(c, r))
+        return pack_join(c, r);
+    reserve_credit(c);
+    struct pool_buffer *b = bounce_wait();
+    struct pool_buffer *data = r->reply_to_bounce ? bounce_wait() : NULL;
+    struct work *w = request_work(c, r, data);
+    struct ds_message *msg = write_header(c, r, b->addr);
+    msg->token = w->token;
     if (data) {
         msg->reply_addr = (uintptr_t)data->addr;
         msg->reply_rkey = data->rkey;
     }
     if (r->fill)
         r->fill(msg + 1, r->fill_ctx);
-    if (r->ngather)
-        post_send(c, b, sizeof(*msg), r->gather, r->ngather, w);
+    size_t len = sizeof(*msg) + (r->ngather ? 0 : r->payload);
+    if (shares && r->defer)
+        pack_open(c, b, msg, len, w);
     else
-        post_send(c, b, sizeof(*msg) + r->payload, NULL, 0, w);
-    w->server_update = ds_op_is_update(msg->op);
-    c->io->updates_sent += w->server_update;
+        post_send(c, b, len, r->gather, r->ngather, w);
     return w;
 }

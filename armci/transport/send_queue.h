@@ -161,7 +161,10 @@ void post_write_copy(struct conn *c, const void *src, size_t len, uint64_t raddr
  * for the message, the header, the payload, its work and reply token) and
  * posts it. `msg` holds the op and its own fields (len, stride, datatype,
  * scale, value, rmw_op, reply_addr); post_request fills in origin,
- * target_local and addr (t, offset bytes in) and the token.
+ * target_local and addr (t, offset bytes in) and the token. An update
+ * whose payload is copied may join the SEND at the tail of c's chain that
+ * a deferred one opened (a pack: send_queue.c), taking no credit or
+ * buffer of its own.
  */
 struct request_desc {
     struct ds_message msg;
@@ -179,6 +182,10 @@ struct request_desc {
     bool reply_to_bounce; /* the server writes reply data into a bounce buffer (work's data) */
     void (*on_done)(struct work *f); /* then: runs on the work's completion, with ctx */
     void *ctx;
+    /* A non-blocking caller's update: its SEND may wait in c's chain for more updates to join
+     * it (one SEND, one credit: dataserver/protocol.h) until the caller waits, the next
+     * progress call, or another post on c. */
+    bool defer;
     struct handle *req;  /* counts the work until its reply */
     struct handle *sent; /* in place: counts it until the SEND completes (may be NULL) */
     int64_t *result;     /* where the reply's value goes */

@@ -68,7 +68,7 @@ static void fill_packed(void *to, const void *ctx)
  * request's buffer.
  */
 static void send_packed(struct conn *c, const struct transfer *x, const struct server_plan *pl,
-                        struct handle *req, struct handle *sent)
+                        struct handle *req, struct handle *sent, bool blocking)
 {
     bool acc = x->op == TRANSFER_ACC;
     size_t unit = acc ? acc_elem_size(x->datatype) : 1;
@@ -79,6 +79,7 @@ static void send_packed(struct conn *c, const struct transfer *x, const struct s
         struct request_desc r = {.msg = {.op = acc ? DS_ACC_PACKED : DS_PUT_PACKED, .len = p.bytes},
                                  .t = &x->remote,
                                  .offset = p.dst_off,
+                                 .defer = !blocking,
                                  .req = req,
                                  .what = acc ? "accumulate" : "strided put"};
         server_layout(&r.msg.stride, &p, remote_strides(x));
@@ -154,7 +155,7 @@ void server_put(struct conn *c, const struct transfer *x, const struct server_pl
                 struct handle *req, bool blocking)
 {
     struct handle sent = {0};
-    send_packed(c, x, pl, req, blocking ? &sent : NULL);
+    send_packed(c, x, pl, req, blocking ? &sent : NULL, blocking);
     if (sent.pending)
         handle_wait(&sent);
 }

@@ -95,7 +95,7 @@ static void issue_box(struct conn *c, const struct transfer *x, struct handle *r
 static void issue_vector(struct conn *c, const struct transfer *x, struct handle *req,
                          bool blocking)
 {
-    if (vector_send_batched(c, x, req))
+    if (vector_send_batched(c, x, req, blocking))
         return;
     int count[1] = {(int)x->bytes};
     for (int i = 0; i < x->n; i++) {

@@ -63,7 +63,7 @@ static void fill_segments(void *to, const void *ctx)
 
 /* Sends k segments (from index first) in one request. */
 static void send_vector_batch(struct conn *c, const struct transfer *x, int first, int k,
-                              struct handle *req)
+                              struct handle *req, bool blocking)
 {
     static const int ops[] = {
         [TRANSFER_PUT] = DS_PUT_IOV, [TRANSFER_GET] = DS_GET_IOV, [TRANSFER_ACC] = DS_ACC_IOV};
@@ -78,6 +78,7 @@ static void send_vector_batch(struct conn *c, const struct transfer *x, int firs
                                  (size_t)k * (sizeof(uint64_t) + (carries_data ? x->bytes : 0)),
                              .fill = fill_segments,
                              .fill_ctx = &g,
+                             .defer = !blocking,
                              .req = req,
                              .what = what[x->op]};
     if (x->op == TRANSFER_ACC) {
@@ -96,12 +97,13 @@ static void send_vector_batch(struct conn *c, const struct transfer *x, int firs
     post_request(c, &r);
 }
 
-bool vector_send_batched(struct conn *c, const struct transfer *x, struct handle *req)
+bool vector_send_batched(struct conn *c, const struct transfer *x, struct handle *req,
+                         bool blocking)
 {
     int k = vector_batch(x->bytes, x->op != TRANSFER_GET);
     if (x->bytes >= route_vector_threshold() || k < 2)
         return false;
     for (int i = 0; i < x->n; i += k)
-        send_vector_batch(c, x, i, MIN(k, x->n - i), req);
+        send_vector_batch(c, x, i, MIN(k, x->n - i), req, blocking);
     return true;
 }

@@ -14,7 +14,9 @@
 struct conn;
 
 /* Sends vector x's segments many to a request, counted in req, and returns true; false (and
- * nothing sent) when they are better sent one by one. */
-bool vector_send_batched(struct conn *c, const struct transfer *x, struct handle *req);
+ * nothing sent) when they are better sent one by one. A non-blocking caller's requests may
+ * wait to share a SEND with the next ones (send_queue.h: defer). */
+bool vector_send_batched(struct conn *c, const struct transfer *x, struct handle *req,
+                         bool blocking);
 
 #endif

@@ -19,7 +19,10 @@
  * After every request: exactly one reply echoing the token (lock requests may
  * wait; an unlock may grant waiters), a refused request changed no byte of
  * any segment and wrote nothing back, only a get writes back (its exact
- * size, from inside the out buffer), and the canaries are intact.
+ * size, from inside the out buffer), and the canaries are intact. A SEND
+ * whose first request says another follows (`more`) gets one reply per
+ * request served, the first echoing its token; if every one was refused,
+ * nothing changed.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -228,6 +231,12 @@ void server_answer(struct server_conn *sc, uint64_t token, int status, int64_t v
     record_reply(sc, token, status);
 }
 
+/* A request another one follows in its SEND: a refusal too is answered before the next. */
+void server_answer_shared(struct server_conn *sc, uint64_t token, int status)
+{
+    record_reply(sc, token, status);
+}
+
 void server_answer_lock(struct server_conn *sc, uint64_t token, int status, bool queued)
 {
     (void)queued;
@@ -374,6 +383,22 @@ static bool unchanged(void)
     return true;
 }
 
+/* The replies to a SEND of several requests (only updates, which write nothing back). */
+static void check_shared_send(const struct server_conn *sc, const struct ds_message *rq)
+{
+    int recorded = nreplies < 16 ? nreplies : 16;
+    FUZZ_CHECK(nreplies >= 1 && replies[0].token == rq->token,
+               "a shared SEND: %d replies, the first not to its first request", nreplies);
+    bool any_ok = false;
+    for (int i = 0; i < recorded; i++) {
+        FUZZ_CHECK(replies[i].sc == sc, "a shared SEND answered on another connection");
+        any_ok |= replies[i].status == DS_OK;
+    }
+    FUZZ_CHECK(nwrites == 0, "a shared SEND wrote back");
+    if (!any_ok && nreplies <= recorded)
+        FUZZ_CHECK(unchanged(), "every request of a shared SEND refused, but memory changed");
+}
+
 /* Serves one request of `len` bytes (`avail` of them from the input, then zeros) and checks
  * what the server did. */
 static void serve_one(struct server_conn *sc, const uint8_t *bytes, size_t avail, size_t len)
@@ -396,14 +421,21 @@ static void serve_one(struct server_conn *sc, const uint8_t *bytes, size_t avail
     for (int i = 0; i < 4; i++)
         FUZZ_CHECK(!acc_held[i], "accumulate lock %d left held", i);
 
-    if (verbose)
-        printf("  op %d, %zu bytes: %d replies (first: status %d), %d writes\n", rq.op, len,
-               nreplies, nreplies ? replies[0].status : -1, nwrites);
+    if (verbose) {
+        printf("  op %d, %zu bytes: %d replies (status", rq.op, len, nreplies);
+        for (int i = 0; i < nreplies && i < 16; i++)
+            printf(" %d", replies[i].status);
+        printf("), %d writes\n", nwrites);
+    }
     if (len < sizeof(rq)) {
         FUZZ_CHECK(nreplies == 0 && nwrites == 0 && unchanged(), "a short request was served");
         return;
     }
     const struct reply *own = nreplies > 0 ? &replies[0] : NULL;
+    if (rq.more) {
+        check_shared_send(sc, &rq);
+        return;
+    }
     if (rq.op == DS_LOCK) {
         /* Granted, refused or told it is queued (which returns its credit): at once. */
         FUZZ_CHECK(nreplies == 1, "%d replies to a lock request", nreplies);

@@ -180,6 +180,78 @@ static void iov(int conn, enum ds_op op, const uint64_t *addrs, int k, uint64_t 
         request(conn, &m, payload, n);
 }
 
+/* A SEND of several requests (protocol.h): each but the last with `more`, 8-byte aligned. */
+static uint8_t send_buf[8192];
+static size_t send_len;
+
+static void send_add(const struct ds_message *m, const void *payload, size_t n, bool more)
+{
+    struct ds_message h = *m;
+    h.more = more;
+    send_len = (send_len + 7) & ~(size_t)7;
+    memcpy(send_buf + send_len, &h, sizeof(h));
+    memcpy(send_buf + send_len + sizeof(h), payload, n);
+    send_len += sizeof(h) + n;
+}
+
+static void send_end(int conn)
+{
+    put8((uint8_t)conn);
+    put8((uint8_t)send_len);
+    put8((uint8_t)(send_len >> 8));
+    put(send_buf, send_len);
+    send_len = 0;
+}
+
+static void ds_shared_sends(void)
+{
+    double two = 2;
+    struct ds_message acc = rq(DS_ACC, A + 64, 12); /* 12: the next request starts padded */
+    acc.datatype = ARMCI_ACC_INT;
+    memcpy(acc.scale, &(int){3}, sizeof(int));
+    int c1[2] = {8, 3}, s1[1] = {32};
+    struct ds_message put = strided(DS_PUT_PACKED, A + 128, 1, c1, s1);
+    struct ds_message accd = rq(DS_ACC_PACKED, B + 64, 16);
+    accd.datatype = ARMCI_ACC_DBL;
+    memcpy(accd.scale, &two, sizeof(two));
+    accd.stride.count[0] = 16;
+    struct ds_message viov = rq(DS_ACC_IOV, 0, 8);
+    viov.value = 2;
+    viov.datatype = ARMCI_ACC_LNG;
+    memcpy(viov.scale, &(long){1}, sizeof(long));
+    uint64_t at[2] = {A + 8, B + 24};
+    uint8_t payload[2 * 8 + 2 * 8];
+    memcpy(payload, at, sizeof(at));
+    memcpy(payload + 16, data, 16);
+
+    send_add(&acc, data, 12, true);
+    send_add(&put, data, 24, true);
+    send_add(&accd, data, 16, true);
+    send_add(&viov, payload, sizeof(payload), false);
+    send_end(0);
+    save("ds", "shared-send");
+
+    /* Refused: a lock may not share a SEND; a request that claims more than is there; a
+     * `more` with no room for another header; a refusal in the middle, the rest served. */
+    struct ds_message lock = rq(DS_LOCK, LOCKS + MUTEX, MUTEX);
+    send_add(&lock, NULL, 0, true);
+    send_add(&acc, data, 12, false);
+    send_end(1);
+    struct ds_message big = rq(DS_ACC, A + 64, 4096);
+    big.datatype = ARMCI_ACC_INT;
+    send_add(&big, data, 64, true);
+    send_end(0);
+    send_add(&acc, data, 12, true);
+    send_end(0);
+    struct ds_message outside = rq(DS_ACC, 0x1000, 12);
+    outside.datatype = ARMCI_ACC_INT;
+    send_add(&acc, data, 12, true);
+    send_add(&outside, data, 12, true);
+    send_add(&acc, data, 12, false);
+    send_end(1);
+    save("ds", "edge-shared-send");
+}
+
 static void ds_corpus(void)
 {
     for (size_t i = 0; i < sizeof(data); i++)
@@ -393,6 +465,8 @@ static void ds_corpus(void)
     put8(0);
     put(data, 10);
     save("ds", "edge-unknown-and-short");
+
+    ds_shared_sends();
 }
 
 /* ---- ud: connection messages ---- */

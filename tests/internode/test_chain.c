@@ -13,6 +13,12 @@
  * fences, reads its whole slice back and compares it with the model. At
  * the end every process checks its own block against the models its
  * writers send it. Values are small integers, so accumulates are exact.
+ *
+ * Small updates that go through the data server share SENDs when they
+ * follow one another (dataserver/protocol.h): beside the 8-256 B
+ * accumulates there are strided puts and accumulates of short rows,
+ * vector puts and accumulates, and float accumulates of odd lengths (4-28
+ * bytes: the next request in a SEND starts padded) into a float area.
  * Usage: test_chain [rounds] [ops_per_round]
  */
 #include <mpi.h>
@@ -24,24 +30,33 @@
 #define WINDOW  64   /* operations in flight at most */
 #define MAX_RUN 32   /* doubles one operation moves at most (256 B) */
 
-enum kind { NONE, PUT, GET, ACC };
+enum kind { NONE, PUT, GET, ACC, UPDATE };
 
 struct op {
     enum kind kind;
     armci_hdl_t hdl;
     int target, slot, n;
-    double buf[MAX_RUN];    /* put/acc source, or get destination */
-    double expect[MAX_RUN]; /* get: what it must read */
+    double buf[MAX_RUN];               /* put/acc source, or get destination */
+    double expect[MAX_RUN];            /* get: what it must read */
+    void *src[MAX_RUN], *dst[MAX_RUN]; /* a vector's pieces */
+    float fbuf[MAX_RUN];
 };
 
 static int me, nproc;
 static void **seg;
 static double **model; /* model[t]: my slots in t's block */
+static float **fmodel; /* fmodel[t]: my float slots in t's float area */
 static struct op ops[WINDOW];
 
 static double *remote_slots(int t, int slot)
 {
     return (double *)seg[t] + (size_t)me * SLOTS + slot;
+}
+
+/* The float area follows the doubles of every writer. */
+static float *remote_floats(int t, int slot)
+{
+    return (float *)((double *)seg[t] + (size_t)nproc * SLOTS) + (size_t)me * SLOTS + slot;
 }
 
 /* 1 to MAX_RUN doubles, mostly 1 (8 B), sometimes past the inline size. */
@@ -97,6 +112,70 @@ static struct op *free_op(uint64_t *rs)
     return o;
 }
 
+/* A strided put or accumulate of 2-4 rows of 1-4 doubles, spaced 1-4 doubles apart. */
+static void strided_update(uint64_t *rs, struct op *o, int t, int write_base, bool acc)
+{
+    int row = 1 + (int)(test_rand(rs) % 4), rows = 2 + (int)(test_rand(rs) % 3);
+    int pitch = row + 1 + (int)(test_rand(rs) % 4);
+    int slot = write_base + (int)(test_rand(rs) % (uint64_t)(SLOTS / 2 - rows * pitch));
+    double scale = 1.0;
+    for (int r = 0; r < rows; r++)
+        for (int k = 0; k < row; k++) {
+            double v = (double)(test_rand(rs) % 1000);
+            o->buf[r * row + k] = v;
+            double *m = &model[t][slot + r * pitch + k];
+            *m = acc ? *m + v : v;
+        }
+    int src_stride[1] = {row * (int)sizeof(double)}, dst_stride[1] = {pitch * (int)sizeof(double)};
+    int count[2] = {row * (int)sizeof(double), rows};
+    o->kind = UPDATE;
+    if (acc)
+        ARMCI_NbAccS(ARMCI_ACC_DBL, &scale, o->buf, src_stride, remote_slots(t, slot), dst_stride,
+                     count, 1, t, &o->hdl);
+    else
+        ARMCI_NbPutS(o->buf, src_stride, remote_slots(t, slot), dst_stride, count, 1, t, &o->hdl);
+}
+
+/* A vector put or accumulate of 2-8 single doubles, 3 slots apart. */
+static void vector_update(uint64_t *rs, struct op *o, int t, int write_base, bool acc)
+{
+    int k = 2 + (int)(test_rand(rs) % 7);
+    int slot = write_base + (int)(test_rand(rs) % (uint64_t)(SLOTS / 2 - 3 * k));
+    double scale = 1.0;
+    for (int i = 0; i < k; i++) {
+        double v = (double)(test_rand(rs) % 1000);
+        o->buf[i] = v;
+        double *m = &model[t][slot + 3 * i];
+        *m = acc ? *m + v : v;
+        o->src[i] = &o->buf[i];
+        o->dst[i] = remote_slots(t, slot + 3 * i);
+    }
+    armci_giov_t iov = {.src_ptr_array = o->src,
+                        .dst_ptr_array = o->dst,
+                        .bytes = (int)sizeof(double),
+                        .ptr_array_len = k};
+    o->kind = UPDATE;
+    if (acc)
+        ARMCI_NbAccV(ARMCI_ACC_DBL, &scale, &iov, 1, t, &o->hdl);
+    else
+        ARMCI_NbPutV(&iov, 1, t, &o->hdl);
+}
+
+/* A float accumulate of 1-7 floats: payloads of 4-28 bytes, odd multiples of 4 too. */
+static void float_acc(uint64_t *rs, struct op *o, int t, int write_base)
+{
+    int n = 1 + (int)(test_rand(rs) % 7);
+    int slot = write_base + (int)(test_rand(rs) % (uint64_t)(SLOTS / 2 - n));
+    float scale = 1.0f;
+    for (int k = 0; k < n; k++) {
+        o->fbuf[k] = (float)(test_rand(rs) % 1000);
+        fmodel[t][slot + k] += o->fbuf[k];
+    }
+    o->kind = UPDATE;
+    ARMCI_NbAcc(ARMCI_ACC_FLT, &scale, o->fbuf, remote_floats(t, slot), n * (int)sizeof(float), t,
+                &o->hdl);
+}
+
 static void one_op(uint64_t *rs, int write_base, int read_base)
 {
     int t = (me + 1 + (int)(test_rand(rs) % (uint64_t)(nproc - 1))) % nproc;
@@ -148,6 +227,12 @@ static void one_op(uint64_t *rs, int write_base, int read_base)
         for (int k = 0; k < n; k++)
             o->buf[k] = model[t][o->slot + k] = (double)(test_rand(rs) % 1000000);
         ARMCI_NbPut(o->buf, remote_slots(t, o->slot), bytes, t, &o->hdl);
+    } else if (what < 60) {
+        strided_update(rs, o, t, write_base, test_rand(rs) % 2);
+    } else if (what < 65) {
+        vector_update(rs, o, t, write_base, test_rand(rs) % 2);
+    } else if (what < 68) {
+        float_acc(rs, o, t, write_base);
     } else if (what < 75) {
         o->kind = ACC;
         o->slot = write_base + (int)(test_rand(rs) % (uint64_t)(half - n));
@@ -173,6 +258,7 @@ static void check_round(int round)
     ARMCI_WaitAll();
     ARMCI_AllFence();
     double back[SLOTS];
+    float fback[SLOTS];
     for (int t = 0; t < nproc; t++) {
         if (t == me)
             continue;
@@ -181,6 +267,11 @@ static void check_round(int round)
             CHECK(memcmp(&back[s], &model[t][s], sizeof(double)) == 0,
                   "round %d: slot %d of my slice at rank %d is %g, expected %g", round, s, t,
                   back[s], model[t][s]);
+        ARMCI_Get(remote_floats(t, 0), fback, (int)sizeof(fback), t);
+        for (int s = 0; s < SLOTS; s++)
+            CHECK(memcmp(&fback[s], &fmodel[t][s], sizeof(float)) == 0,
+                  "round %d: float slot %d of my slice at rank %d is %g, expected %g", round, s, t,
+                  (double)fback[s], (double)fmodel[t][s]);
     }
 }
 
@@ -195,11 +286,15 @@ int main(int argc, char **argv)
     CHECK(nproc >= 2, "needs 2 processes or more");
 
     seg = malloc(sizeof(void *) * (size_t)nproc);
-    CHECK(ARMCI_Malloc(seg, sizeof(double) * SLOTS * (size_t)nproc) == 0, "ARMCI_Malloc");
-    memset(seg[me], 0, sizeof(double) * SLOTS * (size_t)nproc);
+    size_t block = (sizeof(double) + sizeof(float)) * SLOTS * (size_t)nproc;
+    CHECK(ARMCI_Malloc(seg, block) == 0, "ARMCI_Malloc");
+    memset(seg[me], 0, block);
     model = malloc(sizeof(double *) * (size_t)nproc);
-    for (int t = 0; t < nproc; t++)
+    fmodel = malloc(sizeof(float *) * (size_t)nproc);
+    for (int t = 0; t < nproc; t++) {
         model[t] = calloc(SLOTS, sizeof(double));
+        fmodel[t] = calloc(SLOTS, sizeof(float));
+    }
     ARMCI_Barrier();
 
     uint64_t rs = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)me << 32 | 77);
@@ -214,25 +309,36 @@ int main(int argc, char **argv)
     /* The targets' view: each process compares its block with its writers' models. */
     ARMCI_Barrier();
     double *want = malloc(sizeof(double) * SLOTS);
+    float *fwant = malloc(sizeof(float) * SLOTS);
+    float *floats = (float *)((double *)seg[me] + (size_t)nproc * SLOTS);
     for (int w = 0; w < nproc; w++) {
         for (int t = 0; t < nproc; t++) {
             if (w == t)
                 continue;
-            if (me == w)
+            if (me == w) {
                 MPI_Send(model[t], SLOTS, MPI_DOUBLE, t, 0, MPI_COMM_WORLD);
+                MPI_Send(fmodel[t], SLOTS, MPI_FLOAT, t, 1, MPI_COMM_WORLD);
+            }
             if (me == t) {
                 MPI_Recv(want, SLOTS, MPI_DOUBLE, w, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Recv(fwant, SLOTS, MPI_FLOAT, w, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                 CHECK(memcmp((double *)seg[me] + (size_t)w * SLOTS, want, sizeof(double) * SLOTS) ==
                           0,
                       "the slice of writer %d in my block differs from its model", w);
+                CHECK(memcmp(floats + (size_t)w * SLOTS, fwant, sizeof(float) * SLOTS) == 0,
+                      "the float slice of writer %d in my block differs from its model", w);
             }
         }
     }
     free(want);
+    free(fwant);
     ARMCI_Barrier();
-    for (int t = 0; t < nproc; t++)
+    for (int t = 0; t < nproc; t++) {
         free(model[t]);
+        free(fmodel[t]);
+    }
     free(model);
+    free(fmodel);
     ARMCI_Free(seg[me]);
     free(seg);
     TEST_DONE();

@@ -36,6 +36,8 @@ run flag-3x1 3 1 tests/strided/test_flag 10
 run user-memory-4x2 4 2 tests/strided/test_user_memory 3
 run barrier-4x1 4 1 tests/barrier/test_barrier 200
 run lock-fifo-4x1 4 1 tests/internode/test_lock_fifo
+run chain-4x2 4 2 tests/internode/test_chain 3 600
+run rmw-mixed-4x2 4 2 tests/internode/test_rmw_mixed 200
 ARMCI_BARRIER=mpi run patterns-ring-4x1 4 1 tests/odcm/test_patterns ring
 ARMCI_BARRIER=mpi ARMCI_CONNECT_TIMEOUT=60 run ud-all-attacks-4x2 4 2 tests/hardening/attacks/ud_attack all
 echo "rxe: $fails failed"

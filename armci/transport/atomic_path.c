@@ -48,8 +48,6 @@ static uint64_t device_atomic(const struct target *t, enum ibv_wr_opcode op, uin
     struct conn *c = conn_get(t->node);
     wait_server_updates(c); /* an earlier accumulate to this long lands first */
     struct pool_buffer *b = bounce_wait();
-    while (!sq_room(c))
-        progress_wait();
     struct handle done = {0};
     struct atomic_result result = {0};
     struct work *f = work_new(WORK_READ, c, &done);
@@ -66,12 +64,10 @@ static uint64_t device_atomic(const struct target *t, enum ibv_wr_opcode op, uin
                           .swap = swap,
                           .rkey = t->rkey}},
     };
-    sq_prepare(c, &wr, f, true, true);
     sq_note_remote(c, t->server_addr, t->rkey);
-    const char *what =
+    f->what =
         op == IBV_WR_ATOMIC_FETCH_AND_ADD ? "atomic fetch-and-add" : "atomic compare-and-swap";
-    f->what = what;
-    sq_post(c, &wr, what);
+    sq_post_awaited(c, &wr, f);
     handle_wait(&done);
     conn_unpin(c);
     rt_unlock();

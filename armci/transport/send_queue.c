@@ -388,6 +388,13 @@ static void wait_room(struct conn *c)
         wait_progress();
 }
 
+void sq_post_awaited(struct conn *c, struct ibv_send_wr *wr, struct work *w)
+{
+    wait_room(c);
+    sq_prepare(c, wr, w, true, true);
+    sq_post(c, wr, w->what);
+}
+
 struct pool_buffer *bounce_wait(void)
 {
     struct pool_buffer *b;
@@ -523,7 +530,6 @@ static struct ds_message *write_header(struct conn *c, const struct request_desc
 static void post_send(struct conn *c, struct pool_buffer *b, size_t len,
                       const struct ibv_sge *payload, int npayload, struct work *w)
 {
-    wait_room(c);
     struct ibv_sge sge[RC_QP_MAX_SGE];
     size_t total = len;
     sge[0] = (struct ibv_sge){.addr = (uintptr_t)b->addr, .length = (uint32_t)len, .lkey = b->lkey};
@@ -540,8 +546,7 @@ static void post_send(struct conn *c, struct pool_buffer *b, size_t len,
         wr.send_flags |= IBV_SEND_INLINE;
     w->bounce = b;
     w->events_left = 2;
-    sq_prepare(c, &wr, w, true, true); /* its send completion frees the bounce buffer */
-    sq_post(c, &wr, w->what);
+    sq_post_awaited(c, &wr, w); /* its send completion frees the bounce buffer */
 }
 
 /*

@@ -147,6 +147,10 @@ void rdma_batch_flush(struct rdma_batch *b);
 /* The largest write rdma_batch_add copies (inline in the WR when posted). */
 uint32_t sq_inline_max(const struct conn *c);
 
+/* Posts wr, the one request of w, whose completion is awaited now (after c's chain): waits for
+ * room, signals it, and names w->what if the post fails. */
+void sq_post_awaited(struct conn *c, struct ibv_send_wr *wr, struct work *w);
+
 /* Posts c's chain now (the flush before a wait also signals its last request). */
 void sq_post_chain(struct conn *c);
 

@@ -53,7 +53,8 @@ const struct config_entry config_table[] = {
     {"ARMCI_SEND_WQES", CFG_INT, FIELD(send_wqes), "64", 4, 1L << 14, NULL, false,
      "send-queue depth of every client QP"},
     {"ARMCI_SERVER_CREDITS", CFG_INT, FIELD(server_credits), "8", 1, 1024, NULL, false,
-     "requests a client may have outstanding at one data server"},
+     "SENDs a client may have outstanding at one data server (several small updates may share "
+     "one)"},
     {"ARMCI_SERVER_BUFS", CFG_INT, FIELD(server_bufs), "128", 4, 1L << 16, NULL, false,
      "receive buffers in each data server's shared receive queue"},
     {"ARMCI_SERVER_BUF_SIZE", CFG_SIZE, FIELD(server_buf_size), "65536", 1024, 16 * MiB, NULL,

@@ -65,7 +65,8 @@ static void fill_packed(void *to, const void *ctx)
  * piece's rows in place, and they belong to the operation until that SEND
  * completes (counted in `sent`, if given: a blocking caller waits there,
  * not for the server's answers). Otherwise each piece is packed into the
- * request's buffer.
+ * request's buffer, and a non-blocking caller's requests may share their
+ * SEND with the updates that follow (send_queue.h, request_desc.defer).
  */
 static void send_packed(struct conn *c, const struct transfer *x, const struct server_plan *pl,
                         struct handle *req, struct handle *sent, bool blocking)

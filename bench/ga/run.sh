@@ -16,8 +16,14 @@
 #
 #   bench/ga/run.sh [BUILD_DIR]     (default build; results in bench/results/ga-<date>/)
 #
+# Then the latency bound: the latency-bound programs run once more over
+# this libarmci with bench/opcount.c preloaded, which counts their one-sided
+# calls and barriers and times them; bench/ga/opcount.py prices the counts at
+# the per-call latency measured here (bench_rma, bench_rate, bench_barrier).
+#
 # Environment: GA_BENCH_REPS=3, GA_BENCH_PROGRAMS (names, default all above),
-# GA_BENCH_VARIANTS (default all four), RESULTS (the results folder). The GA
+# GA_BENCH_VARIANTS (default all four), RESULTS (the results folder),
+# GA_BENCH_OPCOUNT (programs counted, default "jacobi ga_lu test"; empty: none). The GA
 # builds come from scripts/build-ga.sh GA_BUILD_ONLY=1 (cached across runs).
 set -eu -o pipefail
 cd "$(dirname "$0")/../.."
@@ -111,3 +117,42 @@ done
 py=python3
 /usr/bin/python3 -c "import matplotlib" 2>/dev/null && py=/usr/bin/python3
 "$py" bench/ga/summarize.py "$out" | tee "$out/summary.md"
+
+# ---- the latency bound of the latency-bound programs (odcm variants only)
+counted=${GA_BENCH_OPCOUNT-jacobi ga_lu test}
+odcm_variants=$(for v in $variants; do case $v in odcm-*) printf '%s ' "$v" ;; esac; done)
+[ -n "$counted" ] && [ -n "$odcm_variants" ] || exit 0
+bench=$build/bench
+[ -e "$bench/libarmci_opcount.so" ] || {
+    echo "bench/ga/run.sh: $bench/libarmci_opcount.so missing (configure with -Dbench=true)" >&2
+    exit 1
+}
+node_size_of() { case $1 in odcm-1node) echo 0 ;; *) echo 2 ;; esac; }
+{
+    echo "variant,class,usec"
+    for v in $odcm_variants; do
+        ARMCI_NODE_SIZE=$(node_size_of "$v") tests/run-mpi.sh 4 "$bench/bench_barrier" x 1000 |
+            awk -F, -v v="$v" '$1 == "armci-rdma-barrier" { print v ",barrier," $7 }
+                $1 == "mpi-barrier" { print v ",MPI_Barrier (not in the model)," $7 }'
+    done
+    case " $odcm_variants " in *" odcm-2vnodes "*)
+        # 8 B put/get/acc and Rmw between 2 virtual nodes of one process each.
+        ARMCI_NODE_SIZE=1 tests/run-mpi.sh 2 "$bench/bench_rma" odcm 8 |
+            awk -F, '$4 == 8 && ($3 == "put" || $3 == "get" || $3 == "acc-dbl") {
+                sub(/-dbl/, "", $3); print "odcm-2vnodes," $3 "," $6 }'
+        ARMCI_NODE_SIZE=1 tests/run-mpi.sh 2 "$bench/bench_rate" odcm cross-node 1 2000 |
+            awk -F, '$3 == "rmw-fadd-long" { print "odcm-2vnodes,rmw," $7 }'
+        ;;
+    esac
+} >"$out/latency.csv"
+for p in $counted; do
+    for v in $odcm_variants; do
+        dir=$out/opcount/$p.$v
+        mkdir -p "$dir"
+        env LD_LIBRARY_PATH="$build/armci" ARMCI_NODE_SIZE="$(node_size_of "$v")" \
+            LD_PRELOAD="$bench/libarmci_opcount.so" ARMCI_OPCOUNT_DIR="$dir" \
+            timeout 900 tests/run-mpi.sh 4 "$(program_path "$v" "$p")" >"$out/logs/opcount.$p.$v.log" 2>&1 ||
+            echo "bench/ga/run.sh: counting $p on $v failed (log $out/logs/opcount.$p.$v.log)" >&2
+    done
+done
+"$py" bench/ga/opcount.py "$out" | tee -a "$out/summary.md"

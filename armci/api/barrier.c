@@ -43,17 +43,6 @@
 #include "core/util.h"
 #include "core/wait_policy.h"
 
-/* How long a waiter yields before it starts to sleep: covers a normal barrier, without
- * burning a core through a long imbalance. */
-#define YIELD_SECONDS 2e-3
-/* The same in a one-node job whose ranks outnumber the cores (ARMCI_WAIT yields): there a
- * sleeper wakes late, up to its nap after the others arrived, and a program of many short
- * barriers pays that in every one (GA's scan_copyc, 4 ranks on 2 cores, medians of 3: 12.6 s
- * napping after 2 ms, 10.9 s after 50 ms, ARMCI-MPI 12.8 s). Not with data servers: a waiter
- * yielding that long takes half its core from the node's data server (CFS), and 8 B
- * accumulates to a rank waiting in a barrier slowed down. */
-#define YIELD_SECONDS_ONE_NODE_OVERSUBSCRIBED 50e-3
-
 static uint64_t current;    /* number of the last barrier this process took part in */
 static uint64_t **slots_at; /* [num_nodes] each node master's slot array, as addressed here */
 static uint64_t *my_slots;  /* [num_nodes] on masters: slot s is written by node s */
@@ -83,9 +72,7 @@ static void wait_for(const volatile uint64_t *p, uint64_t number, int node)
         }
         progress_poll(); /* our RDMA writes complete, connections get set up */
         if (!nap_after)
-            nap_after = now_seconds() + (wait_yields && topo.num_nodes == 1
-                                             ? YIELD_SECONDS_ONE_NODE_OVERSUBSCRIBED
-                                             : YIELD_SECONDS);
+            nap_after = now_seconds() + wait_yield_seconds;
         if (now_seconds() < nap_after) {
             sched_yield();
         } else {

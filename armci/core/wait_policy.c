@@ -11,6 +11,18 @@
 #include "core/topology.h"
 
 bool wait_yields;
+double wait_yield_seconds;
+
+/* How long a waiter yields before it starts to sleep: covers a normal barrier, without
+ * burning a core through a long imbalance. */
+#define YIELD_SECONDS 2e-3
+/* The same in a one-node job whose ranks outnumber the cores (ARMCI_WAIT yields): there a
+ * sleeper wakes late, up to its nap after the others arrived, and a program of many short
+ * barriers pays that in every one (GA's scan_copyc, 4 ranks on 2 cores, medians of 3: 12.6 s
+ * napping after 2 ms, 10.9 s after 50 ms, ARMCI-MPI 12.8 s). Not with data servers: a waiter
+ * yielding that long takes half its core from the node's data server (CFS), and 8 B
+ * accumulates to a rank waiting in a barrier slowed down. */
+#define YIELD_SECONDS_ONE_NODE_OVERSUBSCRIBED 50e-3
 
 #define MASK_WORDS (CPU_SETSIZE / (8 * (int)sizeof(unsigned long)))
 
@@ -58,10 +70,12 @@ void wait_policy_init(void)
     default:
         wait_yields = host_oversubscribed(&threads, &cpus);
         if (rt.me == 0)
-                armci_log("this host runs %d threads of the job (ranks and data servers) on %d CPUs",
+            armci_log("this host runs %d threads of the job (ranks and data servers) on %d CPUs",
                       threads, cpus);
         break;
     }
+    wait_yield_seconds =
+        wait_yields && topo.num_nodes == 1 ? YIELD_SECONDS_ONE_NODE_OVERSUBSCRIBED : YIELD_SECONDS;
     if (rt.me == 0)
         armci_log("waiting threads %s between polls (ARMCI_WAIT)",
                   wait_yields ? "yield their core" : "spin with a pause");

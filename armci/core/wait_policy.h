@@ -17,6 +17,8 @@
 #include "core/util.h"
 
 extern bool wait_yields; /* set once by wait_policy_init, read by every waiter */
+/* How long a waiter that may wait long (a barrier's) yields before it starts to nap. */
+extern double wait_yield_seconds;
 
 /* Collective over the job (called after topo_init): chooses the policy. */
 void wait_policy_init(void);

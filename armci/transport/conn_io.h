@@ -57,7 +57,7 @@ struct conn_io {
      * the chain is posted or something else follows it (send_queue.c). */
     struct pool_buffer *pack;     /* its buffer; NULL: no pack open */
     struct ds_message *pack_last; /* its last request so far */
-    size_t pack_used;             /* bytes of the SEND so far */
+    size_t pack_next;             /* where a request joining it would start (8-byte aligned) */
 
     /* Liveness (liveness.h). */
     bool probing;     /* a liveness probe is in flight */

@@ -15,6 +15,7 @@
 #include "core/util.h"
 #include "dataserver/protocol.h"
 #include "strided/stride.h"
+#include "transport/send_queue.h"
 #include "transport/transfer.h"
 
 struct pool_buffer;
@@ -24,12 +25,6 @@ struct work;
  * place, a pulled put): however many rows its gather list takes, one request does not keep
  * the server longer than this many bytes. */
 #define PIECE_MAX_BYTES ((size_t)1 << 20)
-
-/* Room for packed data in one request to the data server. */
-static inline size_t request_room(void)
-{
-    return MIN(cfg.server_buf_size, cfg.bounce_size) - sizeof(struct ds_message);
-}
 
 /* The local and remote strides of a box transfer, whichever way it goes. */
 static inline const int *local_strides(const struct transfer *x)

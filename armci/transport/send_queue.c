@@ -463,26 +463,35 @@ static struct sq_chain *chain_with_room(struct conn *c)
     return c->io->chain;
 }
 
+/* Appends a one-piece request (`len` bytes at `local`) to c's chain, linked behind the one
+ * before it, once the send queue has room for it: its index in the chain. */
+static int chain_append(struct conn *c, enum ibv_wr_opcode op, void *local, uint32_t lkey,
+                        size_t len)
+{
+    if (!sq_room(c))
+        sq_post_chain(c); /* never wait for completions of requests not posted yet */
+    wait_room(c);
+    struct sq_chain *ch = chain_with_room(c);
+    int i = ch->n++;
+    ch->sge[i] = (struct ibv_sge){.addr = (uintptr_t)local, .length = (uint32_t)len, .lkey = lkey};
+    ch->wr[i] = (struct ibv_send_wr){.sg_list = &ch->sge[i], .num_sge = 1, .opcode = op};
+    if (i > 0)
+        ch->wr[i - 1].next = &ch->wr[i];
+    return i;
+}
+
 void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op, void *local,
                     uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey, struct work *w,
                     bool last, bool wanted)
 {
     if (b->c && b->c != c)
         rdma_batch_flush(b);
-    if (!sq_room(c))
-        sq_post_chain(c); /* never wait for completions of requests not posted yet */
-    wait_room(c);
+    int i = chain_append(c, op, local, lkey, len);
+    struct sq_chain *ch = c->io->chain;
     b->c = c;
     b->wanted |= wanted;
-    struct sq_chain *ch = chain_with_room(c);
-    int i = ch->n++;
-    ch->sge[i] = (struct ibv_sge){.addr = (uintptr_t)local, .length = (uint32_t)len, .lkey = lkey};
-    ch->wr[i] = (struct ibv_send_wr){
-        .sg_list = &ch->sge[i],
-        .num_sge = 1,
-        .opcode = op,
-        .wr = {.rdma = {.remote_addr = raddr, .rkey = rkey}},
-    };
+    ch->wr[i].wr.rdma.remote_addr = raddr;
+    ch->wr[i].wr.rdma.rkey = rkey;
     /* Small writes are copied into the chain, and from there into the WR: the source is
      * reusable at once. */
     if (op == IBV_WR_RDMA_WRITE && len <= sq_inline_max(c)) {
@@ -492,8 +501,6 @@ void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op,
     }
     sq_prepare(c, &ch->wr[i], w, last, wanted);
     sq_note_remote(c, raddr, rkey);
-    if (i > 0)
-        ch->wr[i - 1].next = &ch->wr[i];
     if (b->defer)
         mark_dirty(c); /* the next progress call posts the chain (else rdma_batch_flush) */
     w->what = op == IBV_WR_RDMA_WRITE ? "RDMA write" : "RDMA read";
@@ -567,32 +574,21 @@ static bool shares_send(const struct request_desc *r)
 /* Whether r fits behind the requests of c's open pack (a SEND fills a server's buffer). */
 static bool pack_has_room(const struct conn *c, const struct request_desc *r)
 {
-    size_t at = (c->io->pack_used + 7) & ~(size_t)7;
-    return c->io->pack &&
-           at + sizeof(struct ds_message) + r->payload <= MIN(cfg.server_buf_size, cfg.bounce_size);
+    return c->io->pack && c->io->pack_next + r->payload <= request_room();
 }
 
 /* Puts the SEND of w's message (len bytes in b) at the tail of c's chain, open for more. */
 static void pack_open(struct conn *c, struct pool_buffer *b, struct ds_message *msg, size_t len,
                       struct work *w)
 {
-    if (!sq_room(c))
-        sq_post_chain(c); /* never wait for completions of requests not posted yet */
-    wait_room(c);
-    struct sq_chain *ch = chain_with_room(c);
-    int i = ch->n++;
-    ch->sge[i] =
-        (struct ibv_sge){.addr = (uintptr_t)b->addr, .length = (uint32_t)len, .lkey = b->lkey};
-    ch->wr[i] = (struct ibv_send_wr){.sg_list = &ch->sge[i], .num_sge = 1, .opcode = IBV_WR_SEND};
+    int i = chain_append(c, IBV_WR_SEND, b->addr, b->lkey, len);
     w->bounce = b;
     w->events_left = 2;
-    sq_prepare(c, &ch->wr[i], w, true, true); /* its send completion frees the buffer */
-    if (i > 0)
-        ch->wr[i - 1].next = &ch->wr[i];
+    sq_prepare(c, &c->io->chain->wr[i], w, true, true); /* its send completion frees the buffer */
     mark_dirty(c); /* the next progress call posts it, if nobody waits before */
     c->io->pack = b;
     c->io->pack_last = msg;
-    c->io->pack_used = len;
+    c->io->pack_next = ds_shared_step(len - sizeof(*msg));
 }
 
 /* The work of a request: counted, awaiting its reply, with what its reply is to fill in. */
@@ -623,10 +619,7 @@ static struct work *request_work(struct conn *c, const struct request_desc *r,
 static struct work *pack_join(struct conn *c, const struct request_desc *r)
 {
     struct conn_io *io = c->io;
-    size_t at = (io->pack_used + 7) & ~(size_t)7;
-#if ARMCI_MUTANT_IS(pack_unpadded)
-    at = io->pack_used;
-#endif
+    size_t at = io->pack_next;
     struct ds_message *msg = write_header(c, r, (char *)io->pack->addr + at);
     struct work *w = request_work(c, r, NULL);
     w->events_left = 1; /* its answer: the SEND's completion is the pack's first work's */
@@ -637,8 +630,11 @@ static struct work *pack_join(struct conn *c, const struct request_desc *r)
     io->pack_last->more = 1;
 #endif
     io->pack_last = msg;
-    io->pack_used = at + sizeof(*msg) + r->payload;
-    io->chain->sge[io->chain->n - 1].length = (uint32_t)io->pack_used;
+    io->pack_next = at + ds_shared_step(r->payload);
+#if ARMCI_MUTANT_IS(pack_unpadded)
+    io->pack_next = at + sizeof(*msg) + r->payload;
+#endif
+    io->chain->sge[io->chain->n - 1].length = (uint32_t)(at + sizeof(*msg) + r->payload);
     if (!r->defer)
         sq_post_chain(c);
     return w;

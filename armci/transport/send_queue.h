@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/config.h"
+#include "core/util.h"
 #include "dataserver/protocol.h"
 #include "transport/handle.h"
 #include "transport/target.h"
@@ -198,5 +200,12 @@ struct request_desc {
     const char *what;    /* for error messages */
 };
 struct work *post_request(struct conn *c, const struct request_desc *r);
+
+/* Room for payload behind the header in one request to the data server (a SEND fills one
+ * bounce buffer on our side, one receive buffer on the server's). */
+static inline size_t request_room(void)
+{
+    return MIN(cfg.server_buf_size, cfg.bounce_size) - sizeof(struct ds_message);
+}
 
 #endif

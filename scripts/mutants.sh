@@ -46,6 +46,7 @@ chain_blocking_deferred chain-2x1
 pack_more_unset chain-2x1
 pack_unpadded chain-2x1
 shared_send_credit_each shared-send-answers
+shared_refusal_unanswered fuzz-corpus-ds
 '
 if [ -n "${MUTANTS_TESTS:-}" ]; then
     table=$(echo "$table" | while read -r name tests; do

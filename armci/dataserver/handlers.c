@@ -325,7 +325,9 @@ void serve_message(struct server_conn *sc, struct ds_message *rq, size_t bytes)
         size_t payload, step;
         if (!ds_shared_payload(rq, &payload) || payload > bytes - sizeof(*rq) ||
             (step = ds_shared_step(payload)) + sizeof(*rq) > bytes) {
+#if !ARMCI_MUTANT_IS(shared_refusal_unanswered)
             server_answer(sc, rq->token, DS_EINVAL, 0, false);
+#endif
             return;
         }
         serve_request(sc, rq, payload, false);

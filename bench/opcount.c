@@ -7,7 +7,7 @@
  * does it wait in them", the bound of a latency-bound program.
  *
  * At ARMCI_Finalize every process writes CSV rows to
- * $ARMCI_OPCOUNT_DIR/opcount.<rank>.csv (default: the current directory):
+ * $OPCOUNT_DIR/opcount.<rank>.csv (default: the current directory):
  *   rank,call,where,calls,bytes,pieces,seconds
  * where is "remote", "node" (same node) or "-" (collectives and waits); one
  * row "run,-" holds the seconds from ARMCI_Init's return to ARMCI_Finalize
@@ -212,7 +212,7 @@ static void write_tallies(void)
 {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    const char *dir = getenv("ARMCI_OPCOUNT_DIR");
+    const char *dir = getenv("OPCOUNT_DIR");
     char path[4096];
     snprintf(path, sizeof(path), "%s/opcount.%d.csv", dir && *dir ? dir : ".", rank);
     FILE *f = fopen(path, "w");

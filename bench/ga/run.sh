@@ -150,7 +150,7 @@ for p in $counted; do
         dir=$out/opcount/$p.$v
         mkdir -p "$dir"
         env LD_LIBRARY_PATH="$build/armci" ARMCI_NODE_SIZE="$(node_size_of "$v")" \
-            LD_PRELOAD="$bench/libarmci_opcount.so" ARMCI_OPCOUNT_DIR="$dir" \
+            LD_PRELOAD="$bench/libarmci_opcount.so" OPCOUNT_DIR="$dir" \
             timeout 900 tests/run-mpi.sh 4 "$(program_path "$v" "$p")" >"$out/logs/opcount.$p.$v.log" 2>&1 ||
             echo "bench/ga/run.sh: counting $p on $v failed (log $out/logs/opcount.$p.$v.log)" >&2
     done

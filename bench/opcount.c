@@ -194,18 +194,21 @@ static double vector_bytes(const armci_giov_t *iov, int len)
         add(c, W_NONE, 0, 0, t0_); \
     } while (0)
 
-int ARMCI_Init(void)
+/* ARMCI is up: the run's seconds count from here. */
+static int started(int rc)
 {
-    int rc = PARMCI_Init();
     run_start = now();
     return rc;
 }
 
+int ARMCI_Init(void)
+{
+    return started(PARMCI_Init());
+}
+
 int ARMCI_Init_args(int *argc, char ***argv)
 {
-    int rc = PARMCI_Init_args(argc, argv);
-    run_start = now();
-    return rc;
+    return started(PARMCI_Init_args(argc, argv));
 }
 
 static void write_tallies(void)

@@ -166,27 +166,19 @@ static double vector_bytes(const armci_giov_t *iov, int len)
     return b;
 }
 
-#define CONTIGUOUS(c, bytes, proc, call)       \
-    do {                                       \
-        double t0_ = now();                    \
-        int rc_ = (call);                      \
-        add(c, where_of(proc), bytes, 1, t0_); \
-        return rc_;                            \
+/* Times `call` (returning int) and adds it to call c's tally for proc; the caller returns. */
+#define TIMED(c, proc, bytes, pieces, call)         \
+    do {                                            \
+        double t0_ = now();                         \
+        int rc_ = (call);                           \
+        add(c, where_of(proc), bytes, pieces, t0_); \
+        return rc_;                                 \
     } while (0)
-#define STRIDED(c, count, levels, proc, call)                                                   \
-    do {                                                                                        \
-        double t0_ = now();                                                                     \
-        int rc_ = (call);                                                                       \
-        add(c, where_of(proc), strided_bytes(count, levels), strided_rows(count, levels), t0_); \
-        return rc_;                                                                             \
-    } while (0)
-#define VECTOR(c, iov, len, proc, call)                                               \
-    do {                                                                              \
-        double t0_ = now();                                                           \
-        int rc_ = (call);                                                             \
-        add(c, where_of(proc), vector_bytes(iov, len), vector_pieces(iov, len), t0_); \
-        return rc_;                                                                   \
-    } while (0)
+#define CONTIGUOUS(c, bytes, proc, call) TIMED(c, proc, bytes, 1, call)
+#define STRIDED(c, count, levels, proc, call) \
+    TIMED(c, proc, strided_bytes(count, levels), strided_rows(count, levels), call)
+#define VECTOR(c, iov, len, proc, call) \
+    TIMED(c, proc, vector_bytes(iov, len), vector_pieces(iov, len), call)
 #define WAITING(c, call)           \
     do {                           \
         double t0_ = now();        \

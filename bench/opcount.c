@@ -12,7 +12,8 @@
  * where is "remote", "node" (same node) or "-" (collectives and waits); one
  * row "run,-" holds the seconds from ARMCI_Init's return to ARMCI_Finalize
  * (0 if the program started ARMCI another way).
- * bench/ga/opcount.py sums the files.
+ * bench/ga/opcount.py sums the files. The tallies take no lock: in a program
+ * whose threads call ARMCI at the same time, a few counts may be lost.
  */
 #include <armci.h>
 #include <mpi.h>
@@ -99,10 +100,21 @@ enum call {
     C_COUNT
 };
 static const char *call_name[C_COUNT] = {
-    "Put",      "Get",       "Acc",    "NbPut",    "NbGet",   "NbAcc",       "PutS", "GetS",
-    "AccS",     "PutS_flag", "NbPutS", "NbGetS",   "NbAccS",  "PutV",        "GetV", "AccV",
-    "NbPutV",   "NbGetV",    "NbAccV", "Rmw",      "Lock",    "Unlock",      "Wait", "WaitAll",
-    "WaitProc", "Test",      "Fence",  "AllFence", "Barrier", "msg_barrier",
+    [C_PUT] = "Put",           [C_GET] = "Get",
+    [C_ACC] = "Acc",           [C_NBPUT] = "NbPut",
+    [C_NBGET] = "NbGet",       [C_NBACC] = "NbAcc",
+    [C_PUTS] = "PutS",         [C_GETS] = "GetS",
+    [C_ACCS] = "AccS",         [C_PUTS_FLAG] = "PutS_flag",
+    [C_NBPUTS] = "NbPutS",     [C_NBGETS] = "NbGetS",
+    [C_NBACCS] = "NbAccS",     [C_PUTV] = "PutV",
+    [C_GETV] = "GetV",         [C_ACCV] = "AccV",
+    [C_NBPUTV] = "NbPutV",     [C_NBGETV] = "NbGetV",
+    [C_NBACCV] = "NbAccV",     [C_RMW] = "Rmw",
+    [C_LOCK] = "Lock",         [C_UNLOCK] = "Unlock",
+    [C_WAIT] = "Wait",         [C_WAITALL] = "WaitAll",
+    [C_WAITPROC] = "WaitProc", [C_TEST] = "Test",
+    [C_FENCE] = "Fence",       [C_ALLFENCE] = "AllFence",
+    [C_BARRIER] = "Barrier",   [C_MSG_BARRIER] = "msg_barrier",
 };
 
 enum where { W_REMOTE, W_NODE, W_NONE, W_COUNT };

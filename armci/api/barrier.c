@@ -59,16 +59,15 @@ static uint64_t load_counter(const volatile uint64_t *p)
     return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
 }
 
-/* Waits for *p, written by `node` (-1: this node), to reach `number`: spin (unless cores are
- * oversubscribed: there the writer may need this core, and 4 ranks on 2 cores took 13-17 us
- * a one-node barrier spinning first, 5-7 us yielding at once), then yield, then nap, making
- * progress all along; a long wait asks whether node is still there. */
+/* Waits for *p, written by `node` (-1: this node), to reach `number`: spin (wait_spins_first),
+ * then yield, then nap, making progress all along; a long wait asks whether node is still
+ * there. */
 static void wait_for(const volatile uint64_t *p, uint64_t number, int node)
 {
     double nap_after = 0;
     long nap_ns = 20000;
     for (unsigned spins = 0; !reached(load_counter(p), number); spins++) {
-        if (spins < 128 && !wait_yields) {
+        if (wait_spins_first(spins, 128)) {
             cpu_relax();
             continue;
         }

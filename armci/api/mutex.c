@@ -25,13 +25,13 @@ static uint64_t load_serving(const uint64_t *p)
     return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
-/* Waits for our turn: spin briefly (not when cores are oversubscribed: the holder may need
- * this one), then yield, then sleep, so waiters never hog a core. */
+/* Waits for our turn: spin briefly (wait_spins_first), then yield, then sleep, so waiters
+ * never hog a core. */
 static void ticket_lock_acquire(struct ticket_lock *lock)
 {
     uint64_t ticket = __atomic_fetch_add(&lock->next, 1, __ATOMIC_ACQ_REL);
     for (unsigned spins = 0; load_serving(&lock->serving) != ticket; spins++) {
-        if (spins < 256 && !wait_yields) {
+        if (wait_spins_first(spins, 256)) {
             cpu_relax();
         } else if (spins < 512) {
             sched_yield();

@@ -8,6 +8,7 @@
 #   scripts/walk-ops.sh [BUILD_DIR]    (default: build-walk)
 set -e
 cd "$(dirname "$0")/.."
+scripts/check-programs.sh gdb ctags
 src=$(pwd)
 build=${1:-build-walk}
 [ -d "$build" ] || meson setup "$build" --buildtype=debug -Dtests=false -Dbench=false >/dev/null

@@ -43,6 +43,7 @@ if [ -n "$MPIEXEC" ]; then
     launcher=$MPIEXEC
 elif [ -n "$RUN_MPI_LAUNCHER" ]; then
     launcher=$RUN_MPI_LAUNCHER
+# programs: mpiexec.openmpi mpiexec.mpich
 elif [ "$family" != unknown ] && command -v "mpiexec.$family" >/dev/null; then
     launcher=mpiexec.$family
 else

@@ -54,11 +54,11 @@ done
 [ $# -gt 0 ] || die "no command (try -h)"
 [ ${#DIRS[@]} -gt 0 ] || DIRS=("$(pwd -P)")
 [ "$NODES" -ge 1 ] && [ "$NODES" -le 8 ] || die "-n takes 1 to 8 hosts"
-for p in qemu-system-x86_64 sshd ssh-keygen python3 cpio; do
-	command -v "$p" >/dev/null || [ -x "/usr/sbin/$p" ] ||
-		die "$p is missing: run scripts/install-deps.sh"
-done
-[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || die "a static /bin/busybox is missing: run scripts/install-deps.sh"
+# The bed's required programs (their packages: scripts/deps.txt).
+"$TOP/scripts/check-programs.sh" qemu-system-x86_64 sshd ssh ssh-keygen python3 cpio modprobe xz ||
+	die "the bed cannot start without them"
+[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 ||
+	die "a static /bin/busybox is missing: it comes from the package busybox-static, which scripts/install-deps.sh installs"
 
 # ------------------------------------------------------------ guest kernel
 if ! { [ -s "$CACHE/kernel-pkg" ] && [ -e "$CACHE/$(cat "$CACHE/kernel-pkg")/.extracted" ]; }; then

@@ -13,6 +13,12 @@ build=${3:-build}
 case $build in /*) ;; *) build=$top/$build ;; esac
 [ -x "$build/apps/lu" ] || { echo "run.sh: build $build first (ninja -C $build)" >&2; exit 2; }
 build=$(cd "$build" && pwd -P)
+# What the sets run on the hosts besides the bed itself (packages: scripts/deps.txt).
+case +$set_name+ in
+*+faults+* | *+speed+*)
+    "$top/scripts/check-programs.sh" ib_write_lat ib_read_lat ib_write_bw ib_read_bw tc || exit 125 ;;
+*+netem+*) "$top/scripts/check-programs.sh" tc || exit 125 ;;
+esac
 logs=$build/multihost-logs/$set_name-$hosts
 mkdir -p "$build/multihost-logs"
 exec 8>"$build/multihost-logs/.lock"

@@ -11,8 +11,10 @@ if [ "$(id -u)" != 0 ]; then
     echo "skip: must run as root to mount a private /proc/sys/kernel"
     exit 77
 fi
-if ! command -v strace > /dev/null || ! strace -o /dev/null true 2>/dev/null; then
-    echo "skip: strace is not available or not permitted"
+# strace missing is a failure (scripts/deps.txt has it); strace not permitted here is a skip.
+"$(dirname "$0")/../../../scripts/check-programs.sh" strace || exit 1
+if ! strace -o /dev/null true 2>/dev/null; then
+    echo "skip: strace is not permitted here"
     exit 77
 fi
 if ! unshare --mount true 2>/dev/null; then

@@ -78,7 +78,8 @@ static double run_vector(bool acc, double *local, char *remote, int target, int 
         src[k] = &local[k];
         dst[k] = remote + (size_t)k * BYTES;
     }
-    armci_giov_t desc = {src, dst, VEC_PIECES, BYTES};
+    armci_giov_t desc = {
+        .src_ptr_array = src, .dst_ptr_array = dst, .bytes = BYTES, .ptr_array_len = VEC_PIECES};
     double t0 = MPI_Wtime();
     for (int i = 0; i < iters; i++) {
         if (acc)

@@ -4,6 +4,11 @@
  * ARMCI-ODCM and against ARMCI-MPI (Debian's libarmci-mpi-dev), from this
  * same source, so the two can be compared side by side.
  *
+ * Vector rows (putv10, getv10: ARMCI_PutV/GetV of 10 pieces of `bytes` each,
+ * spread over the target's segment 512 B or more apart, from and into
+ * malloc'd memory) are what GA's NGA_Scatter and NGA_Gather of 10 elements
+ * call; they run for 8 B to 1 KiB pieces.
+ *
  * Accumulate runs for every ARMCI type, each with a scale other than one
  * (so the kernel multiplies): acc-int, acc-lng, acc-flt, acc-dbl, acc-cpl,
  * acc-dcp; sizes start at one element (16 B for acc-dcp).
@@ -33,10 +38,38 @@ enum op {
     OP_ACC_DBL,
     OP_ACC_CPL,
     OP_ACC_DCP,
-    OP_MEMCPY
+    OP_MEMCPY,
+    OP_PUTV,
+    OP_GETV,
 };
-static const char *op_name[] = {"put",     "get",     "acc-int", "acc-lng", "acc-flt",
-                                "acc-dbl", "acc-cpl", "acc-dcp", "memcpy"};
+static const char *op_name[] = {"put",     "get",     "acc-int", "acc-lng", "acc-flt", "acc-dbl",
+                                "acc-cpl", "acc-dcp", "memcpy",  "putv10",  "getv10"};
+
+/* The vector rows: pieces per call, the largest piece, and the pieces' spacing at the target. */
+#define VEC_PIECES    10
+#define VEC_MAX_BYTES 1024
+static size_t vec_gap(size_t bytes)
+{
+    return bytes * 2 > 512 ? bytes * 2 : 512;
+}
+
+/* A vector call of VEC_PIECES pieces of `bytes`, packed in `local`, spread at `remote`. */
+static void run_vector(bool put, char *local, char *remote, size_t bytes, int target)
+{
+    void *here[VEC_PIECES], *there[VEC_PIECES];
+    for (int k = 0; k < VEC_PIECES; k++) {
+        here[k] = local + (size_t)k * bytes;
+        there[k] = remote + (size_t)k * vec_gap(bytes);
+    }
+    armci_giov_t d = {.src_ptr_array = put ? here : there,
+                      .dst_ptr_array = put ? there : here,
+                      .bytes = (int)bytes,
+                      .ptr_array_len = VEC_PIECES};
+    if (put)
+        ARMCI_PutV(&d, 1, target);
+    else
+        ARMCI_GetV(&d, 1, target);
+}
 
 /* Per accumulate type: ARMCI's type, element size, the scale (real, imaginary). */
 static const struct {
@@ -151,6 +184,10 @@ static double run(enum op op, void *local, void *remote, size_t bytes, int targe
         case OP_MEMCPY:
             memcpy(remote, local, bytes);
             break;
+        case OP_PUTV:
+        case OP_GETV:
+            run_vector(op == OP_PUTV, local, remote, bytes, target);
+            break;
         default:
             ARMCI_Acc(acc_kind[op].type, scale, local, remote, (int)bytes, target);
             break;
@@ -184,7 +221,8 @@ int main(int argc, char **argv)
 
     if (me == 0)
         printf("impl,layout,op,bytes,iterations,usec_per_op,MB_per_s\n");
-    for (int op = OP_PUT; op <= OP_MEMCPY; op++) {
+    for (int op = OP_PUT; op <= OP_GETV; op++) {
+        bool vector = op == OP_PUTV || op == OP_GETV;
         size_t first = is_acc(op) && acc_kind[op].elem > 8 ? acc_kind[op].elem : 8;
         if (is_acc(op) && me == 0)
             fill_ones(op, local, max_bytes);
@@ -193,12 +231,15 @@ int main(int argc, char **argv)
             snprintf(size, sizeof(size), "%zu", bytes);
             if (!listed("BENCH_OPS", op_name[op]) || !listed("BENCH_SIZES", size))
                 continue;
+            if (vector && (bytes > VEC_MAX_BYTES || vec_gap(bytes) * VEC_PIECES > max_bytes))
+                continue;
             int iters = iterations_for(bytes);
             double t = 0;
             if (me == 0) {
                 void *remote = op == OP_MEMCPY ? plain : seg[target];
-                run(op, local, remote, bytes, target, iters / 10 + 1); /* warm up */
-                t = run(op, local, remote, bytes, target, iters);
+                void *from = vector ? plain : local; /* GA's gathers: the user's own memory */
+                run(op, from, remote, bytes, target, iters / 10 + 1); /* warm up */
+                t = run(op, from, remote, bytes, target, iters);
                 printf("%s,%s,%s,%zu,%d,%.3f,%.1f\n", impl, layout, op_name[op], bytes, iters,
                        t * 1e6, bytes / t / 1e6);
                 fflush(stdout);

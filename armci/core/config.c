@@ -24,6 +24,7 @@ static const char *const connect_choices[] = {"ondemand", "static", NULL};
 static const char *const protocol_choices[] = {"overlap", "serial", NULL};
 static const char *const barrier_choices[] = {"rdma", "mpi", NULL};
 static const char *const rmw_choices[] = {"auto", "device", "server", NULL};
+static const char *const vector_choices[] = {"auto", "rdma", "server", NULL};
 static const char *const wait_choices[] = {"auto", "spin", "yield", NULL};
 
 #define FIELD(f) offsetof(struct config, f)
@@ -99,6 +100,9 @@ const struct config_entry config_table[] = {
     {"ARMCI_RMW", CFG_CHOICE, FIELD(rmw), "auto", 0, 0, rmw_choices, true,
      "ARMCI_Rmw across nodes: auto (device atomics when the device has them), device, or "
      "server (the target node's data server)"},
+    {"ARMCI_VECTOR", CFG_CHOICE, FIELD(vector), "auto", 0, 0, vector_choices, false,
+     "vector puts and gets of short segments to another node: auto (the cheaper by the route "
+     "cost model), rdma (one chain of RDMA writes or reads) or server (packed requests)"},
     {"ARMCI_TEST_HOOKS", CFG_INT, FIELD(test_hooks), "0", 0, 1L << 30, NULL, false,
      "fault injection for the test suites (bit set)"},
     {"ARMCI_TEST_EXPECT_NP", CFG_INT, FIELD(test_expect_np), "0", 0, 1L << 24, NULL, true,

@@ -17,6 +17,7 @@ enum cfg_connect { CFG_CONNECT_ONDEMAND, CFG_CONNECT_STATIC };
 enum cfg_protocol { CFG_PROTOCOL_OVERLAP, CFG_PROTOCOL_SERIAL };
 enum cfg_barrier { CFG_BARRIER_RDMA, CFG_BARRIER_MPI };
 enum cfg_rmw { CFG_RMW_AUTO, CFG_RMW_DEVICE, CFG_RMW_SERVER };
+enum cfg_vector { CFG_VECTOR_AUTO, CFG_VECTOR_RDMA, CFG_VECTOR_SERVER };
 enum cfg_wait { CFG_WAIT_AUTO, CFG_WAIT_SPIN, CFG_WAIT_YIELD };
 enum cfg_report { CFG_REPORT_OFF, CFG_REPORT_STDOUT, CFG_REPORT_STDERR, CFG_REPORT_FILE };
 
@@ -49,6 +50,7 @@ struct config {
     const char *report_file;    /* CFG_REPORT_FILE: the path after "file:" */
     enum cfg_barrier barrier;   /* ARMCI_BARRIER */
     enum cfg_rmw rmw;           /* ARMCI_RMW: how ARMCI_Rmw reaches other nodes */
+    enum cfg_vector vector;     /* ARMCI_VECTOR: short vector segments by RDMA or the server */
     int qp_pool;                /* ARMCI_QP_POOL: QPs made ahead for first contacts */
     int max_connections;        /* ARMCI_MAX_CONNECTIONS: 0 = no cap */
     int max_server_connections; /* ARMCI_MAX_SERVER_CONNECTIONS: a data server's soft cap */

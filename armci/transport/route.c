@@ -17,6 +17,7 @@
  */
 struct route_costs {
     double rdma_request_us;
+    double rdma_segment_us; /* a short segment in a chain of them (a vector's) */
     double rdma_bytes_per_us;
     double put_request_us; /* a put or accumulate request to the server */
     double get_request_us; /* a get request: the server gathers and writes back */
@@ -30,8 +31,8 @@ struct route_costs {
  * An HCA: a chained RDMA request costs the NIC well under a microsecond,
  * the server's requests the same CPU time as here.
  */
-static const struct route_costs softib_costs = {0.45, 10000, 1.5, 9.0, 9000, 20000};
-static const struct route_costs hca_costs = {0.05, 12000, 3.0, 9.0, 6000, 15000};
+static const struct route_costs softib_costs = {0.45, 0.45, 10000, 1.5, 9.0, 9000, 20000};
+static const struct route_costs hca_costs = {0.05, 0.05, 12000, 3.0, 9.0, 6000, 15000};
 static struct route_costs costs;
 
 void route_init(const char *provider)
@@ -58,6 +59,24 @@ bool route_via_server(const struct transfer *x, size_t pieces, bool in_place)
 size_t route_vector_threshold(void)
 {
     return cfg.strided_threshold >= 0 ? (size_t)cfg.strided_threshold : 2048;
+}
+
+bool route_vector_via_rdma(const struct transfer *x, int per_request)
+{
+    if (x->op == TRANSFER_ACC || cfg.vector == CFG_VECTOR_SERVER)
+        return false;
+    if (cfg.vector == CFG_VECTOR_RDMA)
+        return true;
+    if (cfg.strided_threshold >= 0)
+        return false;
+    if (per_request < 2)
+        return true;
+    double n = (double)x->n, bytes = n * (double)x->bytes;
+    double requests = (double)((x->n + per_request - 1) / per_request);
+    double rdma = n * costs.rdma_segment_us + bytes / costs.rdma_bytes_per_us;
+    double request_us = x->op == TRANSFER_GET ? costs.get_request_us : costs.put_request_us;
+    double server = requests * request_us + bytes / costs.server_bytes_per_us;
+    return rdma <= server; /* both copy every segment once on this side */
 }
 
 /* Rows shorter than this are packed by copying: cheaper than a gather entry each. */

@@ -37,8 +37,22 @@ void route_init(const char *provider);
  */
 bool route_via_server(const struct transfer *x, size_t pieces, bool in_place);
 
-/* Vectors: segments shorter than this travel many to a request. */
+/* Vectors: segments shorter than this travel many to a request, or in one chain of RDMA. */
 size_t route_vector_threshold(void);
+
+/*
+ * How a vector put or get of short segments (route_vector_threshold) goes:
+ * a chain of RDMA writes or reads, one per segment (vector_rdma.h), or
+ * packed `per_request` segments to a request to the data server
+ * (vector_path.h). Priced like strided shapes: a request per segment
+ * against a request per `per_request` segments and the server's wake-up,
+ * with the copies each side makes. Few segments take the chain (GA's
+ * NGA_Gather and NGA_Scatter), many the server. Accumulates always go to
+ * the server. ARMCI_VECTOR=rdma or server forces one way (tests,
+ * comparisons); ARMCI_STRIDED_THRESHOLD=N keeps the old rule: segments
+ * shorter than N bytes to the server, the others one by one.
+ */
+bool route_vector_via_rdma(const struct transfer *x, int per_request);
 
 /*
  * The whole choice for one box (a put, get or accumulate of a strided box,

@@ -28,6 +28,7 @@
 #include "transport/route.h"
 #include "transport/server_path.h"
 #include "transport/vector_path.h"
+#include "transport/vector_rdma.h"
 #include "verbs/memory.h"
 
 /*
@@ -91,12 +92,22 @@ static void issue_box(struct conn *c, const struct transfer *x, struct handle *r
     net_local_release(hold);
 }
 
-/* Small segments travel many to a request; large ones as contiguous transfers of their own. */
+/* Short segments travel in one chain of RDMA or many to a request to the server, whichever
+ * route.h prices lower; long ones as contiguous transfers of their own. */
 static void issue_vector(struct conn *c, const struct transfer *x, struct handle *req,
                          bool blocking)
 {
-    if (vector_send_batched(c, x, req, blocking))
-        return;
+    if (x->bytes < route_vector_threshold()) {
+        int per_request = vector_batch(x->op, x->bytes);
+        if (route_vector_via_rdma(x, per_request)) {
+            rdma_vector(c, x, req, blocking);
+            return;
+        }
+        if (per_request >= 2) {
+            vector_send_batched(c, x, per_request, req, blocking);
+            return;
+        }
+    }
     int count[1] = {(int)x->bytes};
     for (int i = 0; i < x->n; i++) {
         struct transfer one = {.op = x->op,

@@ -18,8 +18,9 @@
 #include "transport/route.h"
 
 /* Segments per request: each costs an 8-byte address plus its data (none for gets). */
-static int vector_batch(size_t bytes, bool carries_data)
+int vector_batch(enum transfer_op op, size_t bytes)
 {
+    bool carries_data = op != TRANSFER_GET;
     size_t per = sizeof(uint64_t) + (carries_data ? bytes : 0);
     size_t k = request_room() / per;
     if (!carries_data)
@@ -97,13 +98,9 @@ static void send_vector_batch(struct conn *c, const struct transfer *x, int firs
     post_request(c, &r);
 }
 
-bool vector_send_batched(struct conn *c, const struct transfer *x, struct handle *req,
-                         bool blocking)
+void vector_send_batched(struct conn *c, const struct transfer *x, int per_request,
+                         struct handle *req, bool blocking)
 {
-    int k = vector_batch(x->bytes, x->op != TRANSFER_GET);
-    if (x->bytes >= route_vector_threshold() || k < 2)
-        return false;
-    for (int i = 0; i < x->n; i += k)
-        send_vector_batch(c, x, i, MIN(k, x->n - i), req, blocking);
-    return true;
+    for (int i = 0; i < x->n; i += per_request)
+        send_vector_batch(c, x, i, MIN(per_request, x->n - i), req, blocking);
 }

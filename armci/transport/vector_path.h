@@ -13,10 +13,13 @@
 
 struct conn;
 
-/* Sends vector x's segments many to a request, counted in req, and returns true; false (and
- * nothing sent) when they are better sent one by one. A non-blocking caller's requests may
- * wait to share a SEND with the next ones (send_queue.h: defer). */
-bool vector_send_batched(struct conn *c, const struct transfer *x, struct handle *req,
-                         bool blocking);
+/* Segments of `bytes` each that one request to the data server carries for a vector of op
+ * (route.h prices the vector with it). */
+int vector_batch(enum transfer_op op, size_t bytes);
+
+/* Sends vector x's segments, `per_request` to a request, counted in req. A non-blocking
+ * caller's requests may wait to share a SEND with the next ones (send_queue.h: defer). */
+void vector_send_batched(struct conn *c, const struct transfer *x, int per_request,
+                         struct handle *req, bool blocking);
 
 #endif

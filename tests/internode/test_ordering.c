@@ -3,8 +3,9 @@
  * put or accumulate sees it, and a later put wins over an earlier one,
  * whatever paths they take. Here the first operation goes through the data
  * server (packed strided put, vector put, strided and contiguous
- * accumulate) and the second by RDMA (contiguous get or put), which
- * bypasses the server and used to overtake it.
+ * accumulate) and the second by RDMA (contiguous get or put, or a vector
+ * get of a few doubles: a chain of RDMA reads), which bypasses the server
+ * and used to overtake it.
  *
  * Every rank works on a block of its right neighbour (another node when
  * ARMCI_NODE_SIZE=1), checking every byte after every step.
@@ -80,6 +81,32 @@ int main(int argc, char **argv)
         for (int i = 0; i < N; i++)
             expect_buf[i] += src[i];
         check("acc then get", r, block, peer);
+
+        /* 5. vector accumulate of 8 single doubles, then a vector get of them */
+        void *asrc[8], *adst[8], *gdst[8];
+        double back[8];
+        for (int k = 0; k < 8; k++) {
+            asrc[k] = &src[k];
+            adst[k] = &block[61 * k + 5];
+            gdst[k] = &back[k];
+            expect_buf[61 * k + 5] += src[k];
+        }
+        armci_giov_t acc = {.src_ptr_array = asrc,
+                            .dst_ptr_array = adst,
+                            .bytes = sizeof(double),
+                            .ptr_array_len = 8};
+        armci_giov_t get = {.src_ptr_array = adst,
+                            .dst_ptr_array = gdst,
+                            .bytes = sizeof(double),
+                            .ptr_array_len = 8};
+        ARMCI_AccV(ARMCI_ACC_DBL, &one, &acc, 1, peer);
+        ARMCI_GetV(&get, 1, peer);
+        for (int k = 0; k < 8; k++)
+            CHECK(back[k] == expect_buf[61 * k + 5],
+                  "vector acc then vector get, round %d: "
+                  "element %d is %g, expected %g",
+                  r, 61 * k + 5, back[k], expect_buf[61 * k + 5]);
+        check("vector acc then vector get", r, block, peer);
     }
     ARMCI_Barrier();
     TEST_DONE();

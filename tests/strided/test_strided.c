@@ -327,14 +327,35 @@ static void test_vectors(unsigned char **mirror, int iters)
             ARMCI_Wait(&h);
         }
         if (kind == 2) {
-            /* GetV: read segments back into fresh local slots and compare with the mirror. */
-            armci_giov_t back = {dst, src, bytes, nseg};
-            memset(local, 0, REGION);
-            ARMCI_GetV(&back, 1, target);
+            /* GetV: read segments back into fresh local slots and compare with the mirror. Every
+             * other time two non-blocking ones at once, the second into a second buffer, both
+             * in flight before either is waited for (a chain of reads completes as a whole). */
+            static unsigned char again[REGION];
+            void *src2[SEGS];
             for (int k = 0; k < nseg; k++)
-                CHECK(memcmp(src[k], mirror[target] + ((char *)dst[k] - (char *)remote),
-                             (size_t)bytes) == 0,
+                src2[k] = again + ((unsigned char *)src[k] - local);
+            armci_giov_t back = {dst, src, bytes, nseg}, back2 = {dst, src2, bytes, nseg};
+            bool both = (it / 3) % 2;
+            memset(local, 0, REGION);
+            memset(again, 0, REGION);
+            if (both) {
+                armci_hdl_t h1, h2;
+                ARMCI_INIT_HANDLE(&h1);
+                ARMCI_INIT_HANDLE(&h2);
+                ARMCI_NbGetV(&back, 1, target, &h1);
+                ARMCI_NbGetV(&back2, 1, target, &h2);
+                ARMCI_Wait(&h2);
+                ARMCI_Wait(&h1);
+            } else {
+                ARMCI_GetV(&back, 1, target);
+            }
+            for (int k = 0; k < nseg; k++) {
+                const unsigned char *want = mirror[target] + ((char *)dst[k] - (char *)remote);
+                CHECK(memcmp(src[k], want, (size_t)bytes) == 0,
                       "GetV (iteration %d) segment %d differs", it, k);
+                CHECK(!both || memcmp(src2[k], want, (size_t)bytes) == 0,
+                      "second NbGetV (iteration %d) segment %d differs", it, k);
+            }
             continue;
         }
         for (int k = 0; k < nseg; k++) {

@@ -5,7 +5,9 @@
  * A CQ is a ring in the fabric: any process may push (a sender delivering
  * into our receive queue completes it for us), only the owner pops. When a
  * push finds the CQ armed, it marks the CQ's event pending and wakes the
- * channel's socket; ibv_get_cq_event returns the CQ whose flag it clears.
+ * channel's socket; ibv_get_cq_event (verbs.c) returns the CQ whose flag it
+ * clears. Polling and waiting also progress the engine, so they are verbs.c's:
+ * this file only pushes and pops.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,28 +18,9 @@
 
 #include "sib.h"
 
-static struct sib_cq *to_cq(struct ibv_cq *ibcq)
-{
-    struct sib_cq *cq = ibcq ? sib_container_of(ibcq, struct sib_cq, ibcq) : NULL;
-
-    return cq && sib_obj_ok(&cq->o, SIB_K_CQ) ? cq : NULL;
-}
-
-static struct sib_channel *to_chan(struct ibv_comp_channel *ch)
-{
-    struct sib_channel *c = ch ? sib_container_of(ch, struct sib_channel, ch) : NULL;
-
-    return c && sib_obj_ok(&c->o, SIB_K_CHAN) ? c : NULL;
-}
-
-struct sib_cq *sib_cq(struct ibv_cq *ibcq)
-{
-    return to_cq(ibcq);
-}
-
 /* ---- channels ---- */
 
-SIB_EXPORT struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
+struct ibv_comp_channel *sib_create_comp_channel(struct ibv_context *context)
 {
     struct sib_channel *c;
     int fd;
@@ -59,9 +42,9 @@ SIB_EXPORT struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *
     return &c->ch;
 }
 
-SIB_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
+int sib_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
-    struct sib_channel *c = to_chan(channel);
+    struct sib_channel *c = sib_chan(channel);
 
     if (!c)
         return sib_err(EINVAL);
@@ -101,7 +84,7 @@ void sib_cq_chan_detach(struct sib_cq *cq)
 }
 
 /* Claim one CQ with a pending event; *more says whether others remain. */
-static struct sib_cq *chan_take(struct sib_channel *c, bool *more)
+struct sib_cq *sib_chan_take(struct sib_channel *c, bool *more)
 {
     struct sib_cq *got = NULL, *cq;
 
@@ -133,60 +116,9 @@ static struct sib_cq *chan_take(struct sib_channel *c, bool *more)
     return got;
 }
 
-static int wait_timeout_ms(struct sib_context *ctx, uint64_t deadline)
+void sib_ack_cq_events(struct ibv_cq *ibcq, unsigned int nevents)
 {
-    uint64_t now;
-
-    if (!__atomic_load_n(&ctx->pending, __ATOMIC_ACQUIRE))
-        return -1;
-    /* work is waiting on a timer (RNR, retransmission, wire) or another
-     * thread: sleep until it is due, but never block indefinitely */
-    now = sib_now_ns();
-    if (!deadline || deadline <= now)
-        return 1;
-    return deadline - now > 10000000ull ? 10 : (int)((deadline - now + 999999) / 1000000);
-}
-
-SIB_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
-                                void **cq_context)
-{
-    struct sib_channel *c = to_chan(channel);
-    struct sib_context *ctx;
-
-    if (!c || !cq || !cq_context || !(ctx = sib_ctx(channel->context))) {
-        errno = EINVAL;
-        return -1;
-    }
-    for (;;) {
-        uint64_t deadline = sib_progress(ctx);
-        bool more;
-        struct sib_cq *got = chan_take(c, &more);
-
-        if (got) {
-            char b[16];
-
-            (void)recv(channel->fd, b, sizeof(b), MSG_DONTWAIT);
-            if (more && !sib_sock_readable(channel->fd))
-                sib_sock_wake(&c->addr);
-            *cq = &got->ibcq;
-            *cq_context = got->ibcq.cq_context;
-            SIB_COUNT(ctx->f, cq_events, 1);
-            return 0;
-        }
-        if (sib_sock_drain(channel->fd))
-            continue; /* a wake-up raced with our scan: look again */
-        if (sib_fd_nonblocking(channel->fd)) {
-            errno = EAGAIN;
-            return -1;
-        }
-        if (sib_wait_fd(channel->fd, wait_timeout_ms(ctx, deadline)) < 0)
-            return -1;
-    }
-}
-
-SIB_EXPORT void ibv_ack_cq_events(struct ibv_cq *ibcq, unsigned int nevents)
-{
-    if (to_cq(ibcq))
+    if (sib_cq(ibcq))
         __atomic_fetch_add(&ibcq->comp_events_completed, nevents, __ATOMIC_RELAXED);
 }
 
@@ -204,11 +136,11 @@ static int cq_slot_alloc(uint32_t *idx)
     return ENOMEM;
 }
 
-SIB_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
-                                        struct ibv_comp_channel *channel, int comp_vector)
+struct ibv_cq *sib_create_cq(struct ibv_context *context, int cqe, void *cq_context,
+                             struct ibv_comp_channel *channel, int comp_vector)
 {
     struct sib_context *ctx = sib_ctx(context);
-    struct sib_channel *chan = channel ? to_chan(channel) : NULL;
+    struct sib_channel *chan = channel ? sib_chan(channel) : NULL;
     uint64_t bytes = (uint64_t)(cqe > 0 ? cqe : 1) * sizeof(struct sib_cqe);
     struct sib_fcq *f;
     struct sib_cq *cq;
@@ -267,9 +199,9 @@ SIB_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, vo
     return &cq->ibcq;
 }
 
-SIB_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
+int sib_destroy_cq(struct ibv_cq *ibcq)
 {
-    struct sib_cq *cq = to_cq(ibcq);
+    struct sib_cq *cq = sib_cq(ibcq);
     struct sib_fcq *f;
 
     if (!cq)
@@ -291,11 +223,21 @@ SIB_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
     return 0;
 }
 
-SIB_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
+int sib_resize_cq(struct ibv_cq *cq, int cqe)
 {
     (void)cq;
     (void)cqe;
     return sib_err(EOPNOTSUPP);
+}
+
+void sib_cqe_init(struct sib_cqe *e, uint64_t wr_id, enum ibv_wc_status st, enum ibv_wc_opcode op,
+                  uint32_t qpn)
+{
+    memset(e, 0, sizeof(*e));
+    e->wc.wr_id = wr_id;
+    e->wc.status = st;
+    e->wc.opcode = op;
+    e->wc.qp_num = qpn;
 }
 
 bool sib_cq_push(uint32_t cq_slot, const struct sib_cqe *cqe, bool solicited)
@@ -332,22 +274,22 @@ bool sib_cq_push(uint32_t cq_slot, const struct sib_cqe *cqe, bool solicited)
     return true;
 }
 
-int sib_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
+/* A polled send completion frees its WQE's send-queue slot and those of the unsignaled
+ * WQEs before it (post.c counts them against max_send_wr). */
+static void retire_send(uint32_t qp_slot, uint32_t qpn, uint64_t seq)
 {
-    struct sib_cq *cq = to_cq(ibcq);
-    struct sib_context *ctx;
-    struct sib_fcq *f;
+    struct sib_fqp *f = sib_fqp_at(&sib_fab, qp_slot);
+
+    if (__atomic_load_n(&f->qpn, __ATOMIC_ACQUIRE) == qpn)
+        __atomic_store_n(&f->sq_retired, seq + 1, __ATOMIC_RELEASE);
+}
+
+int sib_cq_poll(struct sib_cq *cq, int n, struct ibv_wc *wc)
+{
+    struct sib_fcq *f = cq->f;
     struct sib_cqe *ring;
     int k = 0;
 
-    if (!cq || n < 0 || (n > 0 && !wc)) {
-        errno = EINVAL;
-        return -1;
-    }
-    ctx = sib_ctx(ibcq->context);
-    if (ctx && __atomic_load_n(&ctx->pending, __ATOMIC_ACQUIRE))
-        sib_progress(ctx);
-    f = cq->f;
     if (__atomic_load_n(&f->tail, __ATOMIC_ACQUIRE) == f->head)
         return 0;
     sib_lock(&f->lock);
@@ -357,7 +299,7 @@ int sib_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 
         wc[k++] = e->wc;
         if (e->is_send)
-            sib_retire_send(e->qp_slot, e->wc.qp_num, e->seq);
+            retire_send(e->qp_slot, e->wc.qp_num, e->seq);
         f->head++;
     }
     sib_unlock(&f->lock);
@@ -366,7 +308,7 @@ int sib_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 
 int sib_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
-    struct sib_cq *cq = to_cq(ibcq);
+    struct sib_cq *cq = sib_cq(ibcq);
 
     if (!cq)
         return sib_err(EINVAL);

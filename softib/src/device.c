@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The device and its one port: device list, open/close (joining the
- * fabric), device/port/GID/P_Key queries, protection domains, and the
- * bookkeeping every local object shares.
+ * The device and its one port: device list, open/close of a context
+ * (joining the fabric, what is declared to Yama), device/port/GID/P_Key
+ * queries. A context's QPs are destroyed by verbs.c before it closes.
  */
 #define _GNU_SOURCE
 #include <endian.h>
@@ -16,13 +16,6 @@
 
 #include "sib.h"
 
-#undef ibv_get_device_list
-#undef ibv_query_port
-
-struct sib_fabric sib_fab = {.fd = -1};
-pthread_mutex_t sib_open_lock = PTHREAD_MUTEX_INITIALIZER;
-struct sib_context *sib_open_list;
-
 static struct ibv_device sib_device = {
     .node_type = IBV_NODE_CA,
     .transport_type = IBV_TRANSPORT_IB,
@@ -32,80 +25,9 @@ static struct ibv_device sib_device = {
     .ibdev_path = "/sys/class/infiniband/softib0",
 };
 
-/* ---- object bookkeeping ---- */
-
-void *sib_null(int err)
-{
-    errno = err;
-    return NULL;
-}
-
-int sib_err(int err)
-{
-    errno = err;
-    return err;
-}
-
-void sib_obj_init(struct sib_obj *o, enum sib_kind kind, void *mem)
-{
-    o->magic = SIB_LIVE;
-    o->kind = kind;
-    o->next_dead = NULL;
-    o->mem = mem;
-}
-
-bool sib_obj_ok(const struct sib_obj *o, enum sib_kind kind)
-{
-    return o && o->magic == SIB_LIVE && o->kind == (uint32_t)kind;
-}
-
-void sib_obj_bury(struct sib_context *ctx, struct sib_obj *o)
-{
-    struct sib_obj *evicted = NULL;
-
-    pthread_mutex_lock(&ctx->lock);
-    o->magic = SIB_DEAD;
-    o->next_dead = NULL;
-    if (ctx->grave_newest)
-        ctx->grave_newest->next_dead = o;
-    else
-        ctx->grave_oldest = o;
-    ctx->grave_newest = o;
-    if (++ctx->graves > SIB_GRAVEYARD_MAX) {
-        evicted = ctx->grave_oldest;
-        ctx->grave_oldest = evicted->next_dead;
-        ctx->graves--;
-    }
-    pthread_mutex_unlock(&ctx->lock);
-    if (evicted)
-        free(evicted->mem);
-}
-
-struct sib_context *sib_ctx(struct ibv_context *ibctx)
-{
-    struct sib_context *ctx;
-
-    if (!ibctx || ibctx->abi_compat != __VERBS_ABI_IS_EXTENDED)
-        return NULL;
-    ctx = sib_container_of(ibctx, struct sib_context, vctx.context);
-    return sib_obj_ok(&ctx->o, SIB_K_CTX) ? ctx : NULL;
-}
-
-struct sib_pd *sib_pd(struct ibv_pd *ibpd)
-{
-    struct sib_pd *pd = ibpd ? sib_container_of(ibpd, struct sib_pd, ibpd) : NULL;
-
-    return pd && sib_obj_ok(&pd->o, SIB_K_PD) ? pd : NULL;
-}
-
-void sib_ctx_pending_add(struct sib_context *ctx, int n)
-{
-    __atomic_fetch_add(&ctx->pending, (uint32_t)n, __ATOMIC_RELEASE);
-}
-
 /* ---- device list ---- */
 
-SIB_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
+struct ibv_device **sib_get_device_list(int *num_devices)
 {
     struct ibv_device **list;
 
@@ -122,12 +44,12 @@ SIB_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
     return list;
 }
 
-SIB_EXPORT void ibv_free_device_list(struct ibv_device **list)
+void sib_free_device_list(struct ibv_device **list)
 {
     free(list);
 }
 
-SIB_EXPORT const char *ibv_get_device_name(struct ibv_device *device)
+const char *sib_get_device_name(struct ibv_device *device)
 {
     return device ? device->name : sib_null(EINVAL);
 }
@@ -137,7 +59,7 @@ static uint64_t node_guid(void)
     return 0x02536f6674000000ull; /* 02:"Soft":00:00:00, locally administered */
 }
 
-SIB_EXPORT __be64 ibv_get_device_guid(struct ibv_device *device)
+__be64 sib_get_device_guid(struct ibv_device *device)
 {
     if (device != &sib_device) {
         errno = EINVAL;
@@ -147,8 +69,6 @@ SIB_EXPORT __be64 ibv_get_device_guid(struct ibv_device *device)
 }
 
 /* ---- open / close ---- */
-
-static void ctx_setup_ops(struct sib_context *ctx);
 
 /* Yama's ptrace_scope, or -1 when Yama is absent. */
 static int yama_scope(void)
@@ -205,7 +125,7 @@ static void allow_peers(void)
                 (unsigned)getuid(), (int)getpid());
 }
 
-SIB_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
+struct ibv_context *sib_open_device(struct ibv_device *device)
 {
     struct sib_context *ctx;
     struct sib_fctx *fc;
@@ -254,7 +174,6 @@ SIB_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
     pthread_mutex_init(&ctx->vctx.context.mutex, NULL);
     ctx->vctx.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
     ctx->vctx.sz = sizeof(ctx->vctx);
-    ctx_setup_ops(ctx);
     SIB_COUNT(fc, contexts_opened, 1);
     return &ctx->vctx.context;
 }
@@ -271,16 +190,10 @@ static void unlink_open(struct sib_context *ctx)
     }
 }
 
-SIB_EXPORT int ibv_close_device(struct ibv_context *context)
+void sib_ctx_close(struct sib_context *ctx)
 {
-    struct sib_context *ctx = sib_ctx(context);
     struct sib_obj *o;
 
-    if (!ctx)
-        return sib_err(EINVAL);
-    /* QPs own local queues; other objects die with the fabric slot. */
-    while (ctx->qps)
-        sib_qp_destroy_local(ctx->qps);
     pthread_mutex_lock(&sib_open_lock);
     unlink_open(ctx);
     if (ctx->pid == getpid()) {
@@ -290,7 +203,7 @@ SIB_EXPORT int ibv_close_device(struct ibv_context *context)
             sib_peers_forget();
     }
     pthread_mutex_unlock(&sib_open_lock);
-    close(context->async_fd);
+    close(ctx->vctx.context.async_fd);
     while ((o = ctx->grave_oldest)) {
         ctx->grave_oldest = o->next_dead;
         free(o->mem);
@@ -298,7 +211,6 @@ SIB_EXPORT int ibv_close_device(struct ibv_context *context)
     ctx->o.magic = SIB_DEAD;
     pthread_mutex_destroy(&ctx->lock);
     free(ctx);
-    return 0;
 }
 
 /* exit() without ibv_close_device: leave the fabric so the last process
@@ -318,7 +230,7 @@ __attribute__((destructor)) static void sib_at_exit(void)
 
 /* ---- queries ---- */
 
-SIB_EXPORT int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *attr)
+int sib_query_device(struct ibv_context *context, struct ibv_device_attr *attr)
 {
     if (!sib_ctx(context) || !attr)
         return sib_err(EINVAL);
@@ -376,8 +288,8 @@ static void fill_port(const struct sib_context *ctx, struct ibv_port_attr *pa)
     pa->link_layer = h->roce ? IBV_LINK_LAYER_ETHERNET : IBV_LINK_LAYER_INFINIBAND;
 }
 
-static int sib_query_port(struct ibv_context *context, uint8_t port, struct ibv_port_attr *attr,
-                          size_t len)
+int sib_query_port(struct ibv_context *context, uint8_t port, struct ibv_port_attr *attr,
+                   size_t len)
 {
     struct sib_context *ctx = sib_ctx(context);
     struct ibv_port_attr pa;
@@ -391,16 +303,7 @@ static int sib_query_port(struct ibv_context *context, uint8_t port, struct ibv_
     return 0;
 }
 
-/* The exported symbol old binaries call, with the pre-"flags" layout. */
-SIB_EXPORT int ibv_query_port(struct ibv_context *context, uint8_t port_num,
-                              struct _compat_ibv_port_attr *port_attr)
-{
-    return sib_query_port(context, port_num, (struct ibv_port_attr *)port_attr,
-                          offsetof(struct ibv_port_attr, flags));
-}
-
-SIB_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index,
-                             union ibv_gid *gid)
+int sib_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid)
 {
     struct sib_context *ctx = sib_ctx(context);
 
@@ -412,8 +315,7 @@ SIB_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int 
     return 0;
 }
 
-SIB_EXPORT int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index,
-                              __be16 *pkey)
+int sib_query_pkey(struct ibv_context *context, uint8_t port_num, int index, __be16 *pkey)
 {
     if (!sib_ctx(context) || !pkey || port_num != 1 || index != 0) {
         errno = EINVAL;
@@ -421,64 +323,4 @@ SIB_EXPORT int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int
     }
     *pkey = htobe16(0xffff); /* the default full-member partition */
     return 0;
-}
-
-/* ---- protection domains ---- */
-
-SIB_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
-{
-    struct sib_context *ctx = sib_ctx(context);
-    struct sib_pd *pd;
-    uint32_t n;
-
-    if (!ctx)
-        return sib_null(EINVAL);
-    pd = calloc(1, sizeof(*pd));
-    if (!pd)
-        return sib_null(ENOMEM);
-    pthread_mutex_lock(&ctx->lock);
-    n = ++ctx->next_pd;
-    pthread_mutex_unlock(&ctx->lock);
-    /* unique across the fabric: context slot, its generation, a counter */
-    pd->id = ((uint64_t)ctx->slot << 52) | ((uint64_t)(ctx->gen & 0xfffff) << 32) | n;
-    pd->ibpd.context = context;
-    pd->ibpd.handle = n;
-    sib_obj_init(&pd->o, SIB_K_PD, pd);
-    return &pd->ibpd;
-}
-
-SIB_EXPORT int ibv_dealloc_pd(struct ibv_pd *ibpd)
-{
-    struct sib_pd *pd = sib_pd(ibpd);
-
-    if (!pd)
-        return sib_err(EINVAL);
-    if (__atomic_load_n(&pd->users, __ATOMIC_ACQUIRE))
-        return sib_err(EBUSY);
-    sib_obj_bury(sib_ctx(ibpd->context), &pd->o);
-    return 0;
-}
-
-/* ---- misc ---- */
-
-SIB_EXPORT int ibv_fork_init(void)
-{
-    return 0; /* nothing is pinned: fork() is always safe */
-}
-
-SIB_EXPORT enum ibv_fork_status ibv_is_fork_initialized(void)
-{
-    return IBV_FORK_UNNEEDED;
-}
-
-static void ctx_setup_ops(struct sib_context *ctx)
-{
-    struct ibv_context_ops *ops = &ctx->vctx.context.ops;
-
-    ops->poll_cq = sib_poll_cq;
-    ops->req_notify_cq = sib_req_notify_cq;
-    ops->post_send = sib_post_send;
-    ops->post_recv = sib_post_recv;
-    ops->post_srq_recv = sib_post_srq_recv;
-    ctx->vctx.query_port = sib_query_port;
 }

@@ -190,7 +190,7 @@ static bool async_empty(struct sib_context *ctx)
            __atomic_load_n(&ctx->f->ev_tail, __ATOMIC_ACQUIRE);
 }
 
-SIB_EXPORT int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
+int sib_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
 {
     struct sib_context *ctx = sib_ctx(context);
     struct sib_async e;
@@ -225,7 +225,7 @@ SIB_EXPORT int ibv_get_async_event(struct ibv_context *context, struct ibv_async
     }
 }
 
-SIB_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
+void sib_ack_async_event(struct ibv_async_event *event)
 {
     (void)event; /* objects are never waited on: nothing to release */
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The shared-memory fabric file: creation, joining and leaving, the heap
- * inside it, robust locks, and reclaiming what dead processes left behind.
+ * The shared-memory fabric file: creation, layout, joining and leaving,
+ * and removing the files of dead jobs. Its locks are in lock.c, its heap in
+ * heap.c, process liveness in proc.c, reclaiming a context's objects in
+ * reclaim.c.
  *
  * Who creates, re-initialises and unlinks the file is decided under an
  * flock() on it: a process that opened a file which was unlinked meanwhile
@@ -28,170 +30,6 @@
 #include <unistd.h>
 
 #include "sib.h"
-
-/* ---- robust process-shared locks ---- */
-
-void sib_lock_init(struct sib_lock *l)
-{
-    pthread_mutexattr_t a;
-
-    pthread_mutexattr_init(&a);
-    pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-    pthread_mutex_init(&l->m, &a);
-    pthread_mutexattr_destroy(&a);
-}
-
-void sib_lock(struct sib_lock *l)
-{
-    int rc = pthread_mutex_lock(&l->m);
-
-    /* The holder died: what it protected is left as it was (rings only
-     * publish an entry after writing it), so take it over. */
-    if (rc == EOWNERDEAD)
-        rc = pthread_mutex_consistent(&l->m);
-    if (rc) {
-        fprintf(stderr, "softib: fabric lock unusable (%s)\n", strerror(rc));
-        abort();
-    }
-}
-
-void sib_unlock(struct sib_lock *l)
-{
-    pthread_mutex_unlock(&l->m);
-}
-
-/* An odd counter under the MR lock: its writer died mid-update. The slot's
- * fields are not to be trusted, so its keys die with it. */
-static void mr_repair(struct sib_fmr *m)
-{
-    if (__atomic_load_n(&m->seq, __ATOMIC_ACQUIRE) & 1)
-        sib_fmr_clear(m);
-}
-
-void sib_mr_lock(struct sib_fabric *f)
-{
-    int rc = pthread_mutex_lock(&f->hdr->mr_lock.m);
-
-    if (rc == EOWNERDEAD) {
-        rc = pthread_mutex_consistent(&f->hdr->mr_lock.m);
-        for (uint32_t i = 0; !rc && i < SIB_MAX_MR; i++)
-            mr_repair(sib_fmr_at(f, i));
-    }
-    if (rc) {
-        fprintf(stderr, "softib: fabric MR lock unusable (%s)\n", strerror(rc));
-        abort();
-    }
-}
-
-void sib_mr_unlock(struct sib_fabric *f)
-{
-    pthread_mutex_unlock(&f->hdr->mr_lock.m);
-}
-
-void sib_lock_lazy_init(struct sib_lock *l, uint32_t *ready)
-{
-    if (*ready)
-        return;
-    sib_lock_init(l);
-    __atomic_store_n(ready, 1, __ATOMIC_RELEASE);
-}
-
-/* ---- process liveness ---- */
-
-/* Field 22 of /proc/<pid>/stat, or 0 if the process is gone or a zombie. */
-uint64_t sib_pid_start_time(int32_t pid)
-{
-    char path[64], buf[1024];
-    unsigned long long start = 0;
-    ssize_t n;
-    char *p;
-    int fd;
-
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    p = strrchr(buf, ')'); /* comm may contain spaces and parentheses */
-    if (!p || p[1] != ' ')
-        return 0;
-    if (p[2] == 'Z' || p[2] == 'X')
-        return 0;
-    /* after ") " come fields 3.. ; starttime is field 22 */
-    if (sscanf(p + 2,
-               "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
-               "%*d %llu",
-               &start) != 1)
-        return 0;
-    return start;
-}
-
-bool sib_pid_alive(int32_t pid, uint64_t start_time)
-{
-    if (pid <= 0)
-        return false;
-    if (kill(pid, 0) && errno == ESRCH)
-        return false;
-    return sib_pid_start_time(pid) == start_time;
-}
-
-uint64_t sib_pidns(void)
-{
-    struct stat st;
-
-    return stat("/proc/self/ns/pid", &st) ? 0 : (uint64_t)st.st_ino;
-}
-
-/* ---- heap: power-of-two size classes from 64 bytes ---- */
-
-static unsigned heap_class(uint64_t bytes)
-{
-    unsigned c = 0;
-
-    while ((64ull << c) < bytes)
-        c++;
-    return c;
-}
-
-sib_off sib_heap_alloc(struct sib_fabric *f, uint64_t bytes)
-{
-    struct sib_hdr *h = f->hdr;
-    unsigned c = heap_class(bytes);
-    uint64_t size = 64ull << c;
-    sib_off off;
-
-    if (c >= SIB_HEAP_CLASSES)
-        return 0;
-    off = h->free_list[c];
-    if (off) {
-        h->free_list[c] = *(sib_off *)sib_ptr(f, off);
-        memset(sib_ptr(f, off), 0, sizeof(sib_off));
-    } else {
-        if (h->heap_brk + size > h->heap_end)
-            return 0;
-        off = h->heap_brk;
-        h->heap_brk += size;
-    }
-    h->heap_used += size;
-    return off;
-}
-
-void sib_heap_free(struct sib_fabric *f, sib_off off, uint64_t bytes)
-{
-    struct sib_hdr *h = f->hdr;
-    unsigned c = heap_class(bytes);
-
-    if (!off)
-        return;
-    *(sib_off *)sib_ptr(f, off) = h->free_list[c];
-    h->free_list[c] = off;
-    h->heap_used -= 64ull << c;
-}
 
 /* ---- layout ---- */
 
@@ -626,92 +464,6 @@ int sib_fabric_join(struct sib_fabric *f, const char *path, uint32_t *slot)
     return 0;
 }
 
-/* ---- releasing what a context owns (global lock held) ---- */
-
-static void release_qps(struct sib_fabric *f, uint32_t owner)
-{
-    /* Only the window has ever been handed out (qp.c): the rest need not be touched. */
-    for (uint32_t i = 0; i < f->hdr->qp_window; i++) {
-        struct sib_fqp *q = sib_fqp_at(f, i);
-
-        if (!q->qpn || q->owner != owner)
-            continue;
-        sib_lock(&q->lock);
-        __atomic_store_n(&q->qpn, 0, __ATOMIC_RELEASE);
-        sib_heap_free(f, q->rq.ring, q->rq.ring_bytes);
-        q->rq.ring = 0;
-        sib_unlock(&q->lock);
-    }
-}
-
-static void release_cqs(struct sib_fabric *f, uint32_t owner)
-{
-    for (uint32_t i = 0; i < f->hdr->cq_used; i++) {
-        struct sib_fcq *c = sib_fcq_at(f, i);
-
-        if (!c->in_use || c->owner != owner)
-            continue;
-        sib_lock(&c->lock);
-        __atomic_store_n(&c->in_use, 0, __ATOMIC_RELEASE);
-        sib_heap_free(f, c->ring, c->ring_bytes);
-        c->ring = 0;
-        sib_unlock(&c->lock);
-    }
-}
-
-static void release_srqs(struct sib_fabric *f, uint32_t owner)
-{
-    for (uint32_t i = 0; i < f->hdr->srq_used; i++) {
-        struct sib_fsrq *s = sib_fsrq_at(f, i);
-
-        if (!s->in_use || s->owner != owner)
-            continue;
-        sib_lock(&s->lock);
-        __atomic_store_n(&s->in_use, 0, __ATOMIC_RELEASE);
-        sib_heap_free(f, s->rq.ring, s->rq.ring_bytes);
-        s->rq.ring = 0;
-        sib_unlock(&s->lock);
-    }
-}
-
-static void release_mrs(struct sib_fabric *f, uint32_t owner)
-{
-    sib_mr_lock(f);
-    for (uint32_t i = 0; i < f->hdr->mr_used; i++) {
-        struct sib_fmr *m = sib_fmr_at(f, i);
-
-        if (m->lkey && m->owner == owner)
-            sib_fmr_clear(m);
-    }
-    sib_mr_unlock(f);
-}
-
-static void ctx_release(struct sib_fabric *f, uint32_t slot)
-{
-    release_qps(f, slot);
-    release_srqs(f, slot);
-    release_cqs(f, slot);
-    release_mrs(f, slot);
-    __atomic_store_n(&sib_fctx_at(f, slot)->in_use, 0, __ATOMIC_RELEASE);
-}
-
-uint32_t sib_reclaim(struct sib_fabric *f)
-{
-    uint32_t live = 0;
-
-    for (uint32_t i = 0; i < f->hdr->ctx_used; i++) {
-        struct sib_fctx *c = sib_fctx_at(f, i);
-
-        if (!c->in_use)
-            continue;
-        if (sib_pid_alive(c->pid, c->start_time))
-            live++;
-        else
-            ctx_release(f, i);
-    }
-    return live;
-}
-
 void sib_fabric_leave(struct sib_fabric *f, uint32_t slot)
 {
     struct sib_hdr *h = f->hdr;
@@ -719,7 +471,7 @@ void sib_fabric_leave(struct sib_fabric *f, uint32_t slot)
     uint32_t live;
 
     sib_lock(&h->lock);
-    ctx_release(f, slot);
+    sib_ctx_release(f, slot);
     live = sib_reclaim(f);
     sib_unlock(&h->lock);
     if (live == 0 && locked)

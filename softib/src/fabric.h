@@ -271,6 +271,8 @@ static inline void sib_fmr_clear(struct sib_fmr *m)
     sib_fmr_write_end(m);
 }
 
+/* ---- lock.c: robust process-shared locks ---- */
+
 void sib_lock_init(struct sib_lock *l);
 void sib_lock(struct sib_lock *l);
 void sib_unlock(struct sib_lock *l);
@@ -278,6 +280,33 @@ void sib_lock_lazy_init(struct sib_lock *l, uint32_t *ready); /* global lock hel
 /* The MR lock; an MR slot a dead holder left half-written is cleared. */
 void sib_mr_lock(struct sib_fabric *f);
 void sib_mr_unlock(struct sib_fabric *f);
+
+/* ---- proc.c: processes by pid ---- */
+
+bool sib_pid_alive(int32_t pid, uint64_t start_time);
+uint64_t sib_pidns(void); /* this process's pid namespace (inode), 0 if unknown */
+uint64_t sib_pid_start_time(int32_t pid);
+
+/* ---- heap.c: the heap inside the file (global lock held) ---- */
+
+sib_off sib_heap_alloc(struct sib_fabric *f, uint64_t bytes);
+void sib_heap_free(struct sib_fabric *f, sib_off off, uint64_t bytes);
+
+/* Slot idx of a table is handed out (global lock held): scans go up to it. */
+static inline void sib_slot_used(uint32_t *used, uint32_t idx)
+{
+    if (idx >= *used)
+        *used = idx + 1;
+}
+
+/* ---- reclaim.c: what contexts leave behind (global lock held) ---- */
+
+/* Release every QP, SRQ, CQ and MR of context slot, and the slot. */
+void sib_ctx_release(struct sib_fabric *f, uint32_t slot);
+/* Release resources of dead contexts. Returns live contexts. */
+uint32_t sib_reclaim(struct sib_fabric *f);
+
+/* ---- fabric.c: the file ---- */
 
 /* Map an existing fabric without joining it (softib-info). 0 or errno;
  * like joining, refuses files that are not ours alone (message on stderr). */
@@ -291,21 +320,5 @@ void sib_fabric_leave(struct sib_fabric *f, uint32_t slot);
 /* Remove every fabric file of ours (but keep) on which no process is alive;
  * removed(path) is told of each. Returns how many. */
 int sib_fabric_sweep(const char *keep, void (*removed)(const char *path));
-
-sib_off sib_heap_alloc(struct sib_fabric *f, uint64_t bytes); /* global lock held */
-
-/* Slot idx of a table is handed out (global lock held): scans go up to it. */
-static inline void sib_slot_used(uint32_t *used, uint32_t idx)
-{
-    if (idx >= *used)
-        *used = idx + 1;
-}
-void sib_heap_free(struct sib_fabric *f, sib_off off, uint64_t bytes);
-
-bool sib_pid_alive(int32_t pid, uint64_t start_time);
-uint64_t sib_pidns(void); /* this process's pid namespace (inode), 0 if unknown */
-uint64_t sib_pid_start_time(int32_t pid);
-/* Release resources of dead contexts; global lock held. Returns live contexts. */
-uint32_t sib_reclaim(struct sib_fabric *f);
 
 #endif /* SIB_FABRIC_H */

@@ -18,9 +18,6 @@
 
 #include "sib.h"
 
-#undef ibv_reg_mr
-#undef ibv_reg_mr_iova
-
 #define MR_ACCESS_KNOWN                                                          \
     (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
      IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED |     \
@@ -64,7 +61,7 @@ static int mr_slot_alloc(uint32_t *idx)
     return ENOMEM;
 }
 
-static struct ibv_mr *reg(struct ibv_pd *ibpd, void *addr, size_t length, uint64_t iova,
+struct ibv_mr *sib_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, uint64_t iova,
                           unsigned int access)
 {
     struct sib_pd *pd = sib_pd(ibpd);
@@ -127,24 +124,7 @@ static struct ibv_mr *reg(struct ibv_pd *ibpd, void *addr, size_t length, uint64
     return &mr->ibmr;
 }
 
-SIB_EXPORT struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
-{
-    return reg(pd, addr, length, (uintptr_t)addr, (unsigned)access);
-}
-
-SIB_EXPORT struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
-                                          uint64_t iova, int access)
-{
-    return reg(pd, addr, length, iova, (unsigned)access);
-}
-
-SIB_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
-                                           uint64_t iova, unsigned int access)
-{
-    return reg(pd, addr, length, iova, access);
-}
-
-SIB_EXPORT int ibv_dereg_mr(struct ibv_mr *ibmr)
+int sib_dereg_mr(struct ibv_mr *ibmr)
 {
     struct sib_mr *mr = ibmr ? sib_container_of(ibmr, struct sib_mr, ibmr) : NULL;
     struct sib_context *ctx;

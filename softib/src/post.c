@@ -2,7 +2,7 @@
 /*
  * ibv_post_send / ibv_post_recv: validate each work request the way a
  * provider does at post time (errno, *bad_wr), then queue it. A send WQE
- * copies its SGE list (and inline payload) and is executed by engine.c,
+ * copies its SGE list (and inline payload) and is executed by req.c,
  * right away unless SOFTIB_DEFERRED or the wire model holds it back.
  *
  * Send-queue slots: a WQE keeps its slot until a completion at or after it

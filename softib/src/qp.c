@@ -2,7 +2,13 @@
 /*
  * Queue pairs: create/destroy/query, and the state machine of ibv_modify_qp
  * with the attribute masks the IB spec (and the kernel's ib_modify_qp_is_ok
- * table that rdma-core providers rely on) require at each transition.
+ * table that rdma-core providers rely on) require at each transition; the
+ * lookup of a QP by its number and its move to the error state, which the
+ * engine uses.
+ *
+ * The QP does not call the engine above it: what a destroy or a state change
+ * does to the local send queue (req.c's sib_sq_drop, sib_sq_settle) is
+ * handed down by the caller (verbs.c) as a function pointer.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,13 +21,6 @@
 #define QP_ACCESS                                                                \
     (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
      IBV_ACCESS_REMOTE_ATOMIC)
-
-struct sib_qp *sib_qp(struct ibv_qp *ibqp)
-{
-    struct sib_qp *qp = ibqp ? sib_container_of(ibqp, struct sib_qp, ibqp) : NULL;
-
-    return qp && sib_obj_ok(&qp->o, SIB_K_QP) ? qp : NULL;
-}
 
 /* ---- lookup by QPN (any process) ---- */
 
@@ -48,16 +47,6 @@ void sib_qp_unlock(struct sib_fqp *q)
 }
 
 /* ---- errors and flushing (q->lock held) ---- */
-
-void sib_cqe_init(struct sib_cqe *e, uint64_t wr_id, enum ibv_wc_status st, enum ibv_wc_opcode op,
-                  uint32_t qpn)
-{
-    memset(e, 0, sizeof(*e));
-    e->wc.wr_id = wr_id;
-    e->wc.status = st;
-    e->wc.opcode = op;
-    e->wc.qp_num = qpn;
-}
 
 void sib_qp_flush_rq_locked(struct sib_fqp *q)
 {
@@ -196,9 +185,6 @@ static int fabric_qp_init(struct sib_qp *qp, struct sib_context *ctx,
 
 static int qp_resolve(struct sib_qp *qp, struct ibv_pd *ibpd, const struct ibv_qp_init_attr *a)
 {
-    struct sib_cq *sib_cq(struct ibv_cq *);
-    struct sib_srq *sib_srq(struct ibv_srq *);
-
     qp->pd = sib_pd(ibpd);
     qp->scq = sib_cq(a->send_cq);
     qp->rcq = sib_cq(a->recv_cq);
@@ -212,7 +198,7 @@ static int qp_resolve(struct sib_qp *qp, struct ibv_pd *ibpd, const struct ibv_q
     return check_caps(a);
 }
 
-SIB_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *ibpd, struct ibv_qp_init_attr *a)
+struct ibv_qp *sib_create_qp(struct ibv_pd *ibpd, struct ibv_qp_init_attr *a)
 {
     struct sib_context *ctx = ibpd ? sib_ctx(ibpd->context) : NULL;
     struct sib_qp *qp;
@@ -275,17 +261,7 @@ SIB_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *ibpd, struct ibv_qp_init_
     return &qp->ibqp;
 }
 
-static void drop_sq(struct sib_qp *qp)
-{
-    uint64_t n = qp->sq_tail - qp->sq_head;
-
-    __atomic_store_n(&qp->sq_head, qp->sq_tail, __ATOMIC_RELEASE);
-    if (n)
-        sib_ctx_pending_add(qp->ctx, -(int)n);
-    sib_ud_flush_held(qp, true); /* already on the wire: it still arrives */
-}
-
-void sib_qp_destroy_local(struct sib_qp *qp)
+void sib_qp_destroy_local(struct sib_qp *qp, void (*drop_sq)(struct sib_qp *qp))
 {
     struct sib_context *ctx = qp->ctx;
     struct sib_qp **pp;
@@ -331,21 +307,21 @@ void sib_qp_destroy_local(struct sib_qp *qp)
     sib_obj_bury(ctx, &qp->o);
 }
 
-SIB_EXPORT int ibv_destroy_qp(struct ibv_qp *ibqp)
+int sib_destroy_qp(struct ibv_qp *ibqp, void (*drop_sq)(struct sib_qp *qp))
 {
     struct sib_qp *qp = sib_qp(ibqp);
 
     if (!qp)
         return sib_err(EINVAL);
     sib_cost(sib_knobs.cost_destroy_qp_us);
-    sib_qp_destroy_local(qp);
+    sib_qp_destroy_local(qp, drop_sq);
     return 0;
 }
 
 /* ---- query ---- */
 
-SIB_EXPORT int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
-                            struct ibv_qp_init_attr *init)
+int sib_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
+                 struct ibv_qp_init_attr *init)
 {
     struct sib_qp *qp = sib_qp(ibqp);
     struct sib_fqp *f;
@@ -521,18 +497,8 @@ static int validate(const struct sib_fqp *f, const struct ibv_qp_attr *a, uint32
     return check_values(a, mask);
 }
 
-/* After the fabric side changed state: what the local send queue must do. */
-static void settle_sq(struct sib_qp *qp, int next)
-{
-    if (next == IBV_QPS_ERR) {
-        sib_sq_run(qp); /* flushes every pending WQE */
-    } else if (next == IBV_QPS_RESET) {
-        drop_sq(qp);
-        __atomic_store_n(&qp->f->sq_retired, qp->sq_tail, __ATOMIC_RELEASE);
-    }
-}
-
-SIB_EXPORT int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
+int sib_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
+                  void (*settle_sq)(struct sib_qp *qp, int next))
 {
     struct sib_qp *qp = sib_qp(ibqp);
     uint32_t mask = (uint32_t)attr_mask;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * softib internals: the process-local verbs objects and the entry points
- * modules offer each other. The shared-memory fabric is in fabric.h.
+ * softib internals: the process-local verbs objects and the functions the
+ * files offer each other, each under the file that defines it, bottom-up
+ * (docs/softib.md, "Modules"). The shared-memory fabric is in fabric.h.
  */
 #ifndef SIB_H
 #define SIB_H
@@ -99,8 +100,8 @@ struct sib_context {
     uint16_t lid;
     pid_t pid;
     struct sib_fctx *f;
-    pthread_mutex_t lock; /* qps list, graveyard, pd ids */
-    struct sib_qp *qps;   /* all live QPs, for progress */
+    pthread_mutex_t lock;         /* qps list, graveyard, pd ids */
+    struct sib_qp *qps;           /* all live QPs, for progress */
     struct sib_obj *grave_oldest; /* next_dead leads to the newer ones */
     struct sib_obj *grave_newest;
     uint32_t graves;
@@ -192,7 +193,7 @@ struct sib_swqe {
 };
 
 /*
- * Batches (rc.c): a run of ready RDMA WRITEs or READs at the head of an RC
+ * Batches (req.c, resp.c): a run of ready RDMA WRITEs or READs at the head of an RC
  * send queue moves with one process_vm_writev/readv. Limits: WQEs per
  * batch, iovecs per side (the kernel's IOV_MAX), and bytes (a WQE that
  * would take the batch past SIB_BATCH_BYTES starts the next one).
@@ -239,118 +240,7 @@ struct sib_qp {
     struct sib_pd *pd;
 };
 
-/* ---- object helpers (device.c) ---- */
-
-void sib_obj_init(struct sib_obj *o, enum sib_kind kind, void *mem);
-bool sib_obj_ok(const struct sib_obj *o, enum sib_kind kind);
-void sib_obj_bury(struct sib_context *ctx, struct sib_obj *o);
-struct sib_context *sib_ctx(struct ibv_context *ibctx); /* NULL if not a live softib context */
-struct sib_pd *sib_pd(struct ibv_pd *pd);
-struct sib_cq *sib_cq(struct ibv_cq *cq);
-struct sib_srq *sib_srq(struct ibv_srq *srq);
-struct sib_qp *sib_qp(struct ibv_qp *qp);
-
-/* errno helpers: set errno and return NULL / -1 / the code */
-void *sib_null(int err);
-int sib_err(int err);
-
-/* ---- device.c ---- */
-
-void sib_ctx_pending_add(struct sib_context *ctx, int n);
-union ibv_gid sib_gid(uint16_t lid, int index);
-int sib_gid_count(void);
-
-/* ---- addr.c ---- */
-
-int sib_check_ah_attr(const struct ibv_ah_attr *ah); /* 0 or errno */
-bool sib_ah_get(struct ibv_ah *ah, struct ibv_ah_attr *out);
-bool sib_gid_is(const union ibv_gid *gid, uint16_t lid);
-bool sib_av_reaches(const struct ibv_ah_attr *av, uint32_t dest_ctx);
-void sib_grh_build(struct ibv_grh *grh, const struct ibv_ah_attr *av, uint16_t src_lid,
-                   uint32_t paylen);
-
-/* ---- event.c: wake-up sockets and async events ---- */
-
-int sib_sock_open(struct sib_addr *addr); /* bound, autobind abstract name; fd or -errno */
-void sib_sock_wake(const struct sib_addr *addr);
-int sib_sock_drain(int fd); /* number of datagrams consumed */
-bool sib_sock_readable(int fd);
-bool sib_fd_nonblocking(int fd);
-int sib_wait_fd(int fd, int timeout_ms); /* poll for POLLIN; EINTR tolerated */
-void sib_async_post(uint32_t ctx_slot, uint32_t event_type, uint32_t kind, uint32_t slot,
-                    uint32_t gen);
-
-/* ---- mr.c ---- */
-
-/* A consistent copy of the MR slot `key` names; false if no such key. */
-bool sib_mr_lookup(uint32_t key, bool remote, struct sib_fmr *out);
-/* Translate [iova, iova+len) through the MR; false if out of bounds or access missing. */
-bool sib_mr_range(const struct sib_fmr *mr, uint64_t iova, uint64_t len, uint32_t need,
-                  uint64_t *va);
-
-/* ---- cq.c ---- */
-
-/* Queue a completion; false when the CQ overran (the completion is lost). */
-bool sib_cq_push(uint32_t cq_slot, const struct sib_cqe *cqe, bool solicited);
-void sib_cq_chan_detach(struct sib_cq *cq);
-
-/* ---- rq.c: receive queues of QPs and SRQs ---- */
-
-int sib_rq_alloc(struct sib_rq *rq, uint32_t cap, uint32_t max_sge);
-void sib_rq_free(struct sib_rq *rq);
-int sib_rq_post(struct sib_rq *rq, const struct ibv_recv_wr *wr);
-struct sib_rwqe *sib_rq_peek(struct sib_rq *rq);
-void sib_rq_pop(struct sib_rq *rq);
-uint32_t sib_rq_count(const struct sib_rq *rq);
-/* A receive WQE taken off its queue: a copy, so that the queue is free again
- * (an SRQ's lock released) while the payload moves into its buffers. */
-struct sib_rwqe_taken {
-    uint64_t wr_id;
-    uint32_t num_sge;
-    uint32_t pad;
-    struct ibv_sge sge[SIB_MAX_SGE];
-};
-/* As the struct sib_rwqe it was copied from, for the functions that read one. */
-static inline const struct sib_rwqe *sib_taken_rwqe(const struct sib_rwqe_taken *t)
-{
-    return (const struct sib_rwqe *)(const void *)t;
-}
-/* Takes the next receive WQE for a message to QP q (q->lock held) from its own
- * queue or its SRQ, and its PD. False when there is none (an RNR, or a drop on UD). */
-bool sib_dest_take(struct sib_fqp *q, struct sib_rwqe_taken *out, uint64_t *pd);
-
-/* ---- qp.c ---- */
-
-void sib_cqe_init(struct sib_cqe *e, uint64_t wr_id, enum ibv_wc_status st, enum ibv_wc_opcode op,
-                  uint32_t qpn);
-void sib_qp_flush_rq_locked(struct sib_fqp *q); /* q->lock held */
-void sib_qp_to_err_locked(struct sib_fqp *q);   /* q->lock held: ERR, flush receive queue */
-void sib_qp_fail(struct sib_qp *qp);            /* owner: own QP to ERR */
-struct sib_fqp *sib_qp_lookup_lock(uint32_t qpn);
-void sib_qp_unlock(struct sib_fqp *q);
-void sib_qp_destroy_local(struct sib_qp *qp);
-
-/* ---- post.c ---- */
-
-int sib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
-int sib_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
-int sib_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
-int sib_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc);
-int sib_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
-
-/* ---- engine.c: execution of send queues ---- */
-
-enum sib_step {
-    SIB_STEP_DONE, /* the WQE completed (successfully or not) */
-    SIB_STEP_WAIT, /* retry at w->not_before */
-};
-
-enum sib_batch_step {
-    SIB_BATCH_NONE, /* nothing done: the head WQE runs alone */
-    SIB_BATCH_DONE, /* one or more WQEs completed (successfully or not) */
-    SIB_BATCH_WAIT, /* the head WQE waits for a retransmission at not_before */
-};
-
+/* Entry seq of a QP's send queue, and the inline data of a send WQE. */
 static inline struct sib_swqe *sib_sq_entry(struct sib_qp *qp, uint64_t seq)
 {
     return (struct sib_swqe *)(qp->sq + (seq % qp->sq_cap) * qp->sq_stride);
@@ -362,25 +252,83 @@ static inline uint8_t *sib_swqe_inline(struct sib_qp *qp, struct sib_swqe *w)
     return (uint8_t *)&w->sge[w->num_sge];
 }
 
-uint64_t sib_sq_run(struct sib_qp *qp); /* sq_lock held; returns next deadline or 0 */
-void sib_sq_start(struct sib_qp *qp, struct sib_swqe *w); /* first attempt: arm the retry counts */
-enum sib_step sib_sq_fail(struct sib_qp *qp, struct sib_swqe *w, enum ibv_wc_status st);
-enum sib_step sib_retry_lost(struct sib_qp *qp, struct sib_swqe *w);
-enum sib_step sib_retry_rnr(struct sib_qp *qp, struct sib_swqe *w, uint8_t timer);
-void sib_sq_complete(struct sib_qp *qp, struct sib_swqe *w, enum ibv_wc_status st);
-uint64_t sib_progress(struct sib_context *ctx); /* returns earliest deadline (0 = none) */
-void sib_retire_send(uint32_t qp_slot, uint32_t qpn, uint64_t seq);
-uint32_t sib_npkts(uint64_t len, uint32_t mtu);
+/* ---- pool.c: the object base ---- */
 
-/* ---- rc.c ---- */
-enum sib_step sib_rc_exec(struct sib_qp *qp, struct sib_swqe *w);
-/* The head WQE is ready and not started: run it and the ready RDMA WRITEs
- * (READs) after it as one batch. *now: 0 or the current time (set when read). */
-enum sib_batch_step sib_rc_batch(struct sib_qp *qp, uint64_t *now);
+extern struct sib_fabric sib_fab; /* this process's fabric */
+extern pthread_mutex_t sib_open_lock;
+extern struct sib_context *sib_open_list;
 
-/* ---- ud.c ---- */
-enum sib_step sib_ud_exec(struct sib_qp *qp, struct sib_swqe *w);
-void sib_ud_flush_held(struct sib_qp *qp, bool force);
+void sib_obj_init(struct sib_obj *o, enum sib_kind kind, void *mem);
+void sib_obj_bury(struct sib_context *ctx, struct sib_obj *o);
+void sib_ctx_pending_add(struct sib_context *ctx, int n);
+
+/* errno helpers: set errno and return NULL / -1 / the code */
+void *sib_null(int err);
+int sib_err(int err);
+
+/* From a verbs handle to our object: NULL unless it is a live one of ours (inline). */
+static inline bool sib_obj_ok(const struct sib_obj *o, enum sib_kind kind)
+{
+    return o && o->magic == SIB_LIVE && o->kind == (uint32_t)kind;
+}
+
+static inline struct sib_context *sib_ctx(struct ibv_context *ibctx)
+{
+    struct sib_context *ctx;
+
+    if (!ibctx || ibctx->abi_compat != __VERBS_ABI_IS_EXTENDED)
+        return NULL;
+    ctx = sib_container_of(ibctx, struct sib_context, vctx.context);
+    return sib_obj_ok(&ctx->o, SIB_K_CTX) ? ctx : NULL;
+}
+
+static inline struct sib_pd *sib_pd(struct ibv_pd *h)
+{
+    struct sib_pd *x = h ? sib_container_of(h, struct sib_pd, ibpd) : NULL;
+
+    return x && sib_obj_ok(&x->o, SIB_K_PD) ? x : NULL;
+}
+
+static inline struct sib_cq *sib_cq(struct ibv_cq *h)
+{
+    struct sib_cq *x = h ? sib_container_of(h, struct sib_cq, ibcq) : NULL;
+
+    return x && sib_obj_ok(&x->o, SIB_K_CQ) ? x : NULL;
+}
+
+static inline struct sib_channel *sib_chan(struct ibv_comp_channel *h)
+{
+    struct sib_channel *x = h ? sib_container_of(h, struct sib_channel, ch) : NULL;
+
+    return x && sib_obj_ok(&x->o, SIB_K_CHAN) ? x : NULL;
+}
+
+static inline struct sib_srq *sib_srq(struct ibv_srq *h)
+{
+    struct sib_srq *x = h ? sib_container_of(h, struct sib_srq, ibsrq) : NULL;
+
+    return x && sib_obj_ok(&x->o, SIB_K_SRQ) ? x : NULL;
+}
+
+static inline struct sib_qp *sib_qp(struct ibv_qp *h)
+{
+    struct sib_qp *x = h ? sib_container_of(h, struct sib_qp, ibqp) : NULL;
+
+    return x && sib_obj_ok(&x->o, SIB_K_QP) ? x : NULL;
+}
+
+/* ---- event.c: wake-up sockets and async events ---- */
+
+int sib_sock_open(struct sib_addr *addr); /* bound, autobind abstract name; fd or -errno */
+void sib_sock_wake(const struct sib_addr *addr);
+int sib_sock_drain(int fd); /* number of datagrams consumed */
+bool sib_sock_readable(int fd);
+bool sib_fd_nonblocking(int fd);
+int sib_wait_fd(int fd, int timeout_ms); /* poll for POLLIN; EINTR tolerated */
+void sib_async_post(uint32_t ctx_slot, uint32_t event_type, uint32_t kind, uint32_t slot,
+                    uint32_t gen);
+int sib_get_async_event(struct ibv_context *context, struct ibv_async_event *event);
+void sib_ack_async_event(struct ibv_async_event *event);
 
 /* ---- xfer.c: moving bytes between address spaces ---- */
 
@@ -433,10 +381,182 @@ int sib_iov_clip(struct iovec *iov, int n, uint64_t len);
     __atomic_fetch_add(&(fctx)->cnt.field, (uint64_t)(n), __ATOMIC_RELAXED)
 void sib_counters_retire(const struct sib_fctx *fc); /* keep a closing context's totals */
 
-/* ---- global state ---- */
+/* ---- device.c: the device and its contexts ---- */
 
-extern struct sib_fabric sib_fab; /* this process's fabric */
-extern pthread_mutex_t sib_open_lock;
-extern struct sib_context *sib_open_list;
+struct ibv_device **sib_get_device_list(int *num_devices);
+void sib_free_device_list(struct ibv_device **list);
+const char *sib_get_device_name(struct ibv_device *device);
+__be64 sib_get_device_guid(struct ibv_device *device);
+struct ibv_context *sib_open_device(struct ibv_device *device);
+void sib_ctx_close(struct sib_context *ctx); /* its QPs destroyed already */
+int sib_query_device(struct ibv_context *context, struct ibv_device_attr *attr);
+int sib_query_port(struct ibv_context *context, uint8_t port, struct ibv_port_attr *attr,
+                   size_t len);
+int sib_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid);
+int sib_query_pkey(struct ibv_context *context, uint8_t port_num, int index, __be16 *pkey);
+
+/* ---- pd.c ---- */
+
+struct ibv_pd *sib_alloc_pd(struct ibv_context *context);
+int sib_dealloc_pd(struct ibv_pd *ibpd);
+
+/* ---- ah.c: addressing and address handles ---- */
+
+union ibv_gid sib_gid(uint16_t lid, int index);
+int sib_gid_count(void);
+int sib_check_ah_attr(const struct ibv_ah_attr *ah); /* 0 or errno */
+bool sib_ah_get(struct ibv_ah *ah, struct ibv_ah_attr *out);
+bool sib_gid_is(const union ibv_gid *gid, uint16_t lid);
+bool sib_av_reaches(const struct ibv_ah_attr *av, uint32_t dest_ctx);
+void sib_grh_build(struct ibv_grh *grh, const struct ibv_ah_attr *av, uint16_t src_lid,
+                   uint32_t paylen);
+struct ibv_ah *sib_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
+int sib_destroy_ah(struct ibv_ah *ibah);
+int sib_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc *wc,
+                        struct ibv_grh *grh, struct ibv_ah_attr *ah_attr);
+struct ibv_ah *sib_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
+                                     uint8_t port_num);
+
+/* ---- mr.c ---- */
+
+/* A consistent copy of the MR slot `key` names; false if no such key. */
+bool sib_mr_lookup(uint32_t key, bool remote, struct sib_fmr *out);
+/* Translate [iova, iova+len) through the MR; false if out of bounds or access missing. */
+bool sib_mr_range(const struct sib_fmr *mr, uint64_t iova, uint64_t len, uint32_t need,
+                  uint64_t *va);
+/* ibv_reg_mr and its _iova variants: access as ibv_reg_mr_iova2's. */
+struct ibv_mr *sib_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length, uint64_t iova,
+                          unsigned int access);
+int sib_dereg_mr(struct ibv_mr *ibmr);
+
+/* ---- cq.c: CQs and completion channels ---- */
+
+void sib_cqe_init(struct sib_cqe *e, uint64_t wr_id, enum ibv_wc_status st, enum ibv_wc_opcode op,
+                  uint32_t qpn);
+/* Queue a completion; false when the CQ overran (the completion is lost). */
+bool sib_cq_push(uint32_t cq_slot, const struct sib_cqe *cqe, bool solicited);
+/* Take up to n completions (the owner); send completions free their send-queue slots. */
+int sib_cq_poll(struct sib_cq *cq, int n, struct ibv_wc *wc);
+/* Claim one CQ of the channel with a pending event; *more says whether others remain. */
+struct sib_cq *sib_chan_take(struct sib_channel *c, bool *more);
+void sib_cq_chan_detach(struct sib_cq *cq);
+int sib_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+struct ibv_comp_channel *sib_create_comp_channel(struct ibv_context *context);
+int sib_destroy_comp_channel(struct ibv_comp_channel *channel);
+void sib_ack_cq_events(struct ibv_cq *ibcq, unsigned int nevents);
+struct ibv_cq *sib_create_cq(struct ibv_context *context, int cqe, void *cq_context,
+                             struct ibv_comp_channel *channel, int comp_vector);
+int sib_destroy_cq(struct ibv_cq *ibcq);
+int sib_resize_cq(struct ibv_cq *cq, int cqe);
+
+/* ---- rq.c: receive queues of QPs and SRQs, where a message lands ---- */
+
+int sib_rq_alloc(struct sib_rq *rq, uint32_t cap, uint32_t max_sge);
+void sib_rq_free(struct sib_rq *rq);
+int sib_rq_post(struct sib_rq *rq, const struct ibv_recv_wr *wr);
+struct sib_rwqe *sib_rq_peek(struct sib_rq *rq);
+void sib_rq_pop(struct sib_rq *rq);
+uint32_t sib_rq_count(const struct sib_rq *rq);
+/* A receive WQE taken off its queue: a copy, so that the queue is free again
+ * (an SRQ's lock released) while the payload moves into its buffers. */
+struct sib_rwqe_taken {
+    uint64_t wr_id;
+    uint32_t num_sge;
+    uint32_t pad;
+    struct ibv_sge sge[SIB_MAX_SGE];
+};
+/* As the struct sib_rwqe it was copied from, for the functions that read one. */
+static inline const struct sib_rwqe *sib_taken_rwqe(const struct sib_rwqe_taken *t)
+{
+    return (const struct sib_rwqe *)(const void *)t;
+}
+/* Takes the next receive WQE for a message to QP q (q->lock held) from its own
+ * queue or its SRQ, and its PD. False when there is none (an RNR, or a drop on UD). */
+bool sib_dest_take(struct sib_fqp *q, struct sib_rwqe_taken *out, uint64_t *pd);
+
+/* ---- srq.c ---- */
+
+struct ibv_srq *sib_create_srq(struct ibv_pd *ibpd, struct ibv_srq_init_attr *init);
+int sib_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask);
+int sib_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int sib_destroy_srq(struct ibv_srq *ibsrq);
+int sib_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
+
+/* ---- qp.c ---- */
+
+void sib_qp_flush_rq_locked(struct sib_fqp *q); /* q->lock held */
+void sib_qp_to_err_locked(struct sib_fqp *q);   /* q->lock held: ERR, flush receive queue */
+void sib_qp_fail(struct sib_qp *qp);            /* owner: own QP to ERR */
+struct sib_fqp *sib_qp_lookup_lock(uint32_t qpn);
+void sib_qp_unlock(struct sib_fqp *q);
+/* drop_sq and settle_sq are what the send queue does (req.c's sib_sq_drop and
+ * sib_sq_settle), handed down by verbs.c: the QP does not call the engine. */
+void sib_qp_destroy_local(struct sib_qp *qp, void (*drop_sq)(struct sib_qp *qp));
+struct ibv_qp *sib_create_qp(struct ibv_pd *ibpd, struct ibv_qp_init_attr *a);
+int sib_destroy_qp(struct ibv_qp *ibqp, void (*drop_sq)(struct sib_qp *qp));
+int sib_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask,
+                 struct ibv_qp_init_attr *init);
+int sib_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
+                  void (*settle_sq)(struct sib_qp *qp, int next));
+
+/* ---- post.c ---- */
+
+int sib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
+int sib_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
+
+/* ---- the engine: comp.c, resp.c, req.c ---- */
+
+enum sib_step {
+    SIB_STEP_DONE, /* the WQE completed (successfully or not) */
+    SIB_STEP_WAIT, /* retry at w->not_before */
+};
+
+enum sib_batch_step {
+    SIB_BATCH_NONE, /* nothing done: the head WQE runs alone */
+    SIB_BATCH_DONE, /* one or more WQEs completed (successfully or not) */
+    SIB_BATCH_WAIT, /* the head WQE waits for a retransmission at not_before */
+};
+
+/* ---- comp.c: the completer ---- */
+
+void sib_sq_complete(struct sib_qp *qp, struct sib_swqe *w, enum ibv_wc_status st);
+enum sib_step sib_sq_fail(struct sib_qp *qp, struct sib_swqe *w, enum ibv_wc_status st);
+enum sib_step sib_retry_lost(struct sib_qp *qp, struct sib_swqe *w);
+enum sib_step sib_retry_rnr(struct sib_qp *qp, struct sib_swqe *w, uint8_t timer);
+
+/* ---- resp.c: the responder ---- */
+
+enum sib_rc_verdict {
+    SIB_RC_OK,
+    SIB_RC_LOST, /* dropped on the wire: retransmit */
+    SIB_RC_RNR,  /* no receive WQE: RNR NAK */
+    SIB_RC_NAK,  /* fatal NAK: requester completes with `status` */
+};
+
+/* One RC request: the requester fills qp, w and the local iovecs. */
+struct sib_rc_op {
+    struct sib_qp *qp;
+    struct sib_swqe *w;
+    struct sib_fqp *dest; /* locked */
+    struct iovec liov[SIB_MAX_SGE];
+    int nl;
+    enum ibv_wc_status status; /* SIB_RC_NAK: the requester's completion */
+    uint8_t rnr_timer;         /* SIB_RC_RNR: the responder's min_rnr_timer */
+};
+
+enum sib_rc_verdict sib_resp_rc(struct sib_rc_op *op);
+/* n ready RDMA WRITEs (READs) at the head of qp's send queue, local iovecs in b:
+ * how many moved (0 = none), or -1 when the responder's process is gone. */
+int sib_resp_rc_batch(struct sib_qp *qp, struct sib_batch *b, int n, bool write);
+void sib_resp_ud(struct sib_qp *qp, const struct sib_dgram *d, const struct iovec *liov, int nl,
+                 uint32_t len);
+
+/* ---- req.c: the requester ---- */
+
+uint64_t sib_sq_run(struct sib_qp *qp); /* sq_lock held; returns next deadline or 0 */
+void sib_sq_start(struct sib_qp *qp, struct sib_swqe *w); /* first attempt: arm the retry counts */
+uint64_t sib_progress(struct sib_context *ctx);           /* returns earliest deadline (0 = none) */
+void sib_sq_drop(struct sib_qp *qp);                      /* sq_lock held: no completions */
+void sib_sq_settle(struct sib_qp *qp, int next);          /* sq_lock held: after a state change */
 
 #endif /* SIB_H */

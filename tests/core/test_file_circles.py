@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""No dependency circle of more than 3 files in armci/ (README, "Code map").
+"""No dependency circle of more than 3 files in armci/ (README, "Code map") or in
+softib/src/ (docs/softib.md, "Modules").
 
 File A depends on file B when A's object uses a function or variable that B's
 object defines (read with nm from the library's objects, so what is counted
@@ -19,8 +20,12 @@ FOLDERS = ("api", "core", "dataserver", "odcm", "strided", "transport", "verbs")
 
 
 def source_of(member):
-    """core_config.c.o -> armci/core/config.c (meson's object names)."""
+    """core_config.c.o -> armci/core/config.c, src_qp.c.o (of libsoftib_core.a) ->
+    softib/src/qp.c (meson's object names)."""
+    archive, _, member = member.rpartition(":")
     name = member.removesuffix(".o")
+    if archive.startswith("libsoftib"):
+        return f"softib/{name.replace('_', '/', 1)}"
     folder, _, rest = name.partition("_")
     if folder in FOLDERS and rest:
         return f"armci/{folder}/{rest}"
@@ -35,7 +40,8 @@ def symbols(archives):
         fields = rest.split()
         if len(fields) < 2:
             continue
-        member = where.rsplit(":", 1)[-1].rsplit("/", 1)[-1]
+        archive, _, member = where.rpartition(":")
+        member = archive.rsplit("/", 1)[-1] + ":" + member.rsplit("/", 1)[-1]
         kind, sym = fields[-2], fields[-1]
         src = source_of(member)
         if kind == "U":

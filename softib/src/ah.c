@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Addressing: GIDs of each context's port, address-vector checks (RoCE
- * needs a GRH), address handles, and building an AH from a received UD
- * completion.
+ * needs a GRH), address handles, building an AH from a received UD
+ * completion, and the GRH a UD receiver finds.
  */
 #define _GNU_SOURCE
 #include <endian.h>
@@ -66,7 +66,7 @@ bool sib_ah_get(struct ibv_ah *ibah, struct ibv_ah_attr *out)
     return true;
 }
 
-SIB_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr)
+struct ibv_ah *sib_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr)
 {
     struct sib_pd *pd = sib_pd(ibpd);
     struct sib_ah *ah;
@@ -88,7 +88,7 @@ SIB_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr 
     return &ah->ibah;
 }
 
-SIB_EXPORT int ibv_destroy_ah(struct ibv_ah *ibah)
+int sib_destroy_ah(struct ibv_ah *ibah)
 {
     struct sib_ah *ah = to_ah(ibah);
 
@@ -99,8 +99,8 @@ SIB_EXPORT int ibv_destroy_ah(struct ibv_ah *ibah)
     return 0;
 }
 
-SIB_EXPORT int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc *wc,
-                                   struct ibv_grh *grh, struct ibv_ah_attr *ah_attr)
+int sib_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc *wc,
+                        struct ibv_grh *grh, struct ibv_ah_attr *ah_attr)
 {
     struct sib_context *ctx = sib_ctx(context);
 
@@ -130,14 +130,14 @@ SIB_EXPORT int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num
     return sib_err(ENOENT); /* addressed to a GID we do not have */
 }
 
-SIB_EXPORT struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc,
-                                                struct ibv_grh *grh, uint8_t port_num)
+struct ibv_ah *sib_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh,
+                                     uint8_t port_num)
 {
     struct ibv_ah_attr attr;
 
-    if (!pd || ibv_init_ah_from_wc(pd->context, port_num, wc, grh, &attr))
+    if (!pd || sib_init_ah_from_wc(pd->context, port_num, wc, grh, &attr))
         return NULL;
-    return ibv_create_ah(pd, &attr);
+    return sib_create_ah(pd, &attr);
 }
 
 /* Does gid name context `lid`? */

@@ -254,6 +254,7 @@ static int load_traffic(void)
 
     if (env_double01("SOFTIB_UD_LOSS", &sib_knobs.ud_loss) ||
         env_double01("SOFTIB_UD_REORDER", &sib_knobs.ud_reorder) ||
+        env_double01("SOFTIB_UD_DUP", &sib_knobs.ud_dup) ||
         env_u64("SOFTIB_DEFERRED", 1, &deferred, NULL) ||
         env_u64("SOFTIB_SEED", UINT64_MAX, &sib_knobs.seed, &sib_knobs.seeded) ||
         env_u32("SOFTIB_WIRE_LATENCY_US", 10000000, &sib_knobs.wire_latency_us) ||

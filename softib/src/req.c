@@ -9,8 +9,9 @@
  * Each WQE is carried to the responder (resp.c), and ends in the completer
  * (comp.c): completed, failed or waiting for a retry. A run of ready RDMA
  * WRITEs or READs at the head of an RC queue goes as one batch. UD
- * datagrams may be dropped (SOFTIB_UD_LOSS) or held back behind the next
- * one (SOFTIB_UD_REORDER); the send always completes successfully.
+ * datagrams may be dropped (SOFTIB_UD_LOSS), held back behind the next
+ * one (SOFTIB_UD_REORDER) or delivered twice, the copy after the next one
+ * (SOFTIB_UD_DUP); the send always completes successfully.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -233,6 +234,9 @@ static enum sib_step ud_exec(struct sib_qp *qp, struct sib_swqe *w)
     } else {
         sib_resp_ud(qp, &w->ud, liov, nl, (uint32_t)w->len);
         ud_flush_held(qp, true); /* a held datagram goes after this one */
+        /* A duplicate arrives later than its original: after the next datagram (or 1 ms). */
+        if (sib_knobs.ud_dup > 0 && sib_rng01(&qp->rng) < sib_knobs.ud_dup && hold(qp, w, liov, nl))
+            SIB_COUNT(qp->ctx->f, ud_duplicated, 1);
     }
     sib_sq_complete(qp, w, IBV_WC_SUCCESS);
     return SIB_STEP_DONE;

@@ -36,6 +36,7 @@ struct sib_knobs {
     bool mtu_set;
     double ud_loss;    /* probability a UD datagram is dropped */
     double ud_reorder; /* probability a UD datagram is held back */
+    double ud_dup;     /* probability a UD datagram is delivered twice */
     bool deferred;     /* execute WRs only from poll_cq/get_cq_event */
     bool ptracer_any;  /* SOFTIB_PTRACER=any: under Yama scope 1, any process may */
     uint64_t seed;

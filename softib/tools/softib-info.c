@@ -171,6 +171,7 @@ static void print_counters(const struct sib_fabric *f)
         C(ud_drops_injected),
         C(ud_drops_other),
         C(ud_reordered),
+        C(ud_duplicated),
         C(rnr_retries),
         C(transport_retries),
         C(wc_errors),

@@ -59,6 +59,7 @@ struct softib_counters {
     uint64_t cq_overruns;       /* completions lost because a CQ was full */
     uint64_t cq_events;         /* completion events returned by ibv_get_cq_event */
     uint64_t async_events;      /* async events queued for this process */
+    uint64_t ud_duplicated;     /* sender: delivered twice by SOFTIB_UD_DUP */
 };
 
 /*

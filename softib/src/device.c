@@ -125,6 +125,41 @@ static void allow_peers(void)
                 (unsigned)getuid(), (int)getpid());
 }
 
+/* SOFTIB_PORT_DOWN: when this context's port will be down (never, without the knob). */
+static void port_down_window(struct sib_fctx *fc)
+{
+    uint64_t from = 0, until = 0;
+
+    if (sib_knobs.port_down_for_ms) {
+        from = sib_now_ns() + (uint64_t)sib_knobs.port_down_at_ms * 1000000 + 1;
+        until = from + (uint64_t)sib_knobs.port_down_for_ms * 1000000;
+        __atomic_store_n(&sib_fab.hdr->ports_go_down, 1, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&fc->down_until_ns, until, __ATOMIC_RELEASE);
+    __atomic_store_n(&fc->down_from_ns, from, __ATOMIC_RELEASE);
+}
+
+void sib_port_watch(struct sib_context *ctx)
+{
+    const struct sib_fctx *fc = ctx->f;
+    uint64_t from = __atomic_load_n(&fc->down_from_ns, __ATOMIC_ACQUIRE);
+    uint8_t told = __atomic_load_n(&ctx->port_told, __ATOMIC_ACQUIRE);
+    uint64_t now;
+
+    if (!from || told == 2)
+        return;
+    now = sib_now_ns();
+    if (told == 0 && now >= from &&
+        __atomic_compare_exchange_n(&ctx->port_told, &told, 1, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+        sib_async_post(ctx->slot, IBV_EVENT_PORT_ERR, 0, 1, 0);
+    told = __atomic_load_n(&ctx->port_told, __ATOMIC_ACQUIRE);
+    if (told == 1 && now >= __atomic_load_n(&fc->down_until_ns, __ATOMIC_ACQUIRE) &&
+        __atomic_compare_exchange_n(&ctx->port_told, &told, 2, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+        sib_async_post(ctx->slot, IBV_EVENT_PORT_ACTIVE, 0, 1, 0);
+}
+
 struct ibv_context *sib_open_device(struct ibv_device *device)
 {
     struct sib_context *ctx;
@@ -156,6 +191,7 @@ struct ibv_context *sib_open_device(struct ibv_device *device)
     sib_lock(&fc->ev_lock);
     fc->async_addr = addr;
     sib_unlock(&fc->ev_lock);
+    port_down_window(fc);
     ctx->f = fc;
     ctx->gen = fc->gen;
     ctx->lid = (uint16_t)fc->lid;
@@ -270,8 +306,10 @@ static void fill_port(const struct sib_context *ctx, struct ibv_port_attr *pa)
 {
     const struct sib_hdr *h = sib_fab.hdr;
 
+    bool down = sib_port_down(ctx->f, sib_now_ns());
+
     memset(pa, 0, sizeof(*pa));
-    pa->state = IBV_PORT_ACTIVE;
+    pa->state = down ? IBV_PORT_DOWN : IBV_PORT_ACTIVE;
     pa->max_mtu = IBV_MTU_4096;
     pa->active_mtu = (enum ibv_mtu)h->mtu_enum;
     pa->gid_tbl_len = sib_gid_count();
@@ -282,9 +320,9 @@ static void fill_port(const struct sib_context *ctx, struct ibv_port_attr *pa)
     pa->port_cap_flags = h->roce ? 0 : IBV_PORT_SM;
     pa->max_vl_num = 1;
     pa->subnet_timeout = 18;
-    pa->active_width = 2;  /* 4x */
-    pa->active_speed = 32; /* EDR */
-    pa->phys_state = 5;    /* LinkUp */
+    pa->active_width = 2;          /* 4x */
+    pa->active_speed = 32;         /* EDR */
+    pa->phys_state = down ? 3 : 5; /* Disabled, LinkUp */
     pa->link_layer = h->roce ? IBV_LINK_LAYER_ETHERNET : IBV_LINK_LAYER_INFINIBAND;
 }
 

@@ -22,7 +22,7 @@
 #include "softib/softib.h"
 
 #define SIB_MAGIC   0x3130626974666f73ull /* "softib01" */
-#define SIB_VERSION 7
+#define SIB_VERSION 8
 
 #define SIB_MAX_CTX       1024
 #define SIB_QP_SLOT_BITS  18
@@ -73,7 +73,19 @@ struct sib_fctx {
     uint32_t ev_lost;
     struct sib_async ev[SIB_ASYNC_RING];
     struct softib_counters cnt; /* updated atomically, also by other processes */
+    /* SOFTIB_PORT_DOWN: the port is down from .. until (sib_now_ns; 0, 0: never). Read by
+     * every process that sends to this one: while either end's port is down, nothing passes. */
+    uint64_t down_from_ns, down_until_ns;
 };
+
+/* Whether the port of context fc is down at time now (ns, sib_now_ns). */
+static inline bool sib_port_down(const struct sib_fctx *fc, uint64_t now)
+{
+    uint64_t from = __atomic_load_n(&fc->down_from_ns, __ATOMIC_ACQUIRE);
+    uint64_t until = __atomic_load_n(&fc->down_until_ns, __ATOMIC_ACQUIRE);
+
+    return from && now >= from && now < until;
+}
 
 /* A receive queue: ring of WQEs of `stride` bytes each. */
 struct sib_rq {
@@ -207,6 +219,7 @@ struct sib_hdr {
     sib_off heap_start, heap_brk, heap_end;
     uint64_t heap_used;
     sib_off free_list[SIB_HEAP_CLASSES];
+    uint32_t ports_go_down; /* a context set a SOFTIB_PORT_DOWN window: senders check ports */
 };
 
 /* Process-local view of a mapped fabric. */

@@ -248,6 +248,30 @@ static int load_cost(void)
     return 0;
 }
 
+/* SOFTIB_PORT_DOWN=AT_MS:FOR_MS: this process's port goes down AT_MS after its device opens,
+ * for FOR_MS. */
+static int load_port_down(void)
+{
+    const char *v = getenv("SOFTIB_PORT_DOWN");
+    unsigned long at, len;
+    char *end;
+
+    if (!v || !*v)
+        return 0;
+    errno = 0;
+    at = strtoul(v, &end, 10);
+    if (errno || end == v || *end != ':' || at > 86400000ul || v[0] == '-')
+        return bad("SOFTIB_PORT_DOWN", v, "AT_MS:FOR_MS (milliseconds after the device opens)");
+    v = end + 1;
+    len = strtoul(v, &end, 10);
+    if (errno || end == v || *end || len > 86400000ul || v[0] == '-')
+        return bad("SOFTIB_PORT_DOWN", getenv("SOFTIB_PORT_DOWN"),
+                   "AT_MS:FOR_MS (milliseconds after the device opens)");
+    sib_knobs.port_down_at_ms = (uint32_t)at;
+    sib_knobs.port_down_for_ms = (uint32_t)len;
+    return 0;
+}
+
 static int load_traffic(void)
 {
     uint64_t deferred = 0;
@@ -255,6 +279,7 @@ static int load_traffic(void)
     if (env_double01("SOFTIB_UD_LOSS", &sib_knobs.ud_loss) ||
         env_double01("SOFTIB_UD_REORDER", &sib_knobs.ud_reorder) ||
         env_double01("SOFTIB_UD_DUP", &sib_knobs.ud_dup) ||
+        env_double01("SOFTIB_RC_BREAK", &sib_knobs.rc_break) || load_port_down() ||
         env_u64("SOFTIB_DEFERRED", 1, &deferred, NULL) ||
         env_u64("SOFTIB_SEED", UINT64_MAX, &sib_knobs.seed, &sib_knobs.seeded) ||
         env_u32("SOFTIB_WIRE_LATENCY_US", 10000000, &sib_knobs.wire_latency_us) ||

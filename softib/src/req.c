@@ -11,7 +11,9 @@
  * WRITEs or READs at the head of an RC queue goes as one batch. UD
  * datagrams may be dropped (SOFTIB_UD_LOSS), held back behind the next
  * one (SOFTIB_UD_REORDER) or delivered twice, the copy after the next one
- * (SOFTIB_UD_DUP); the send always completes successfully.
+ * (SOFTIB_UD_DUP); the send always completes successfully. Faults as on
+ * hardware: a port down (SOFTIB_PORT_DOWN) holds back whatever would cross
+ * it, and a path may break (SOFTIB_RC_BREAK).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -242,6 +244,65 @@ static enum sib_step ud_exec(struct sib_qp *qp, struct sib_swqe *w)
     return SIB_STEP_DONE;
 }
 
+/* ---- faults: a port down, a broken path ---- */
+
+/* The context that owns QP number qpn, or NULL. */
+static const struct sib_fctx *owner_of(uint32_t qpn)
+{
+    const struct sib_fqp *d = sib_fqp_at(&sib_fab, qpn & (SIB_MAX_QP - 1));
+    uint32_t owner = __atomic_load_n(&d->owner, __ATOMIC_ACQUIRE);
+
+    if (__atomic_load_n(&d->qpn, __ATOMIC_ACQUIRE) != qpn || owner >= SIB_MAX_CTX)
+        return NULL;
+    return sib_fctx_at(&sib_fab, owner);
+}
+
+/* SOFTIB_PORT_DOWN: whether w cannot pass now, this end's port or its destination's down. */
+static bool link_cut(struct sib_qp *qp, const struct sib_swqe *w)
+{
+    const struct sib_fctx *dest;
+    uint64_t now;
+
+    if (!__atomic_load_n(&sib_fab.hdr->ports_go_down, __ATOMIC_ACQUIRE))
+        return false;
+    now = sib_now_ns();
+    if (sib_port_down(qp->ctx->f, now))
+        return true;
+    dest = owner_of(qp->f->type == IBV_QPT_UD ? w->ud.remote_qpn : qp->f->dest_qpn);
+    return dest && sib_port_down(dest, now);
+}
+
+/*
+ * w meets a fault: a link down (an RC request is retransmitted until its QP's timeout and
+ * retry count run out, then fails with RETRY_EXC, as on hardware; a datagram is lost) or,
+ * by SOFTIB_RC_BREAK, a path that broke (the request fails with RETRY_EXC at once and its QP
+ * goes to ERR). Returns false when w meets none.
+ */
+static bool faulted(struct sib_qp *qp, struct sib_swqe *w, enum sib_step *step)
+{
+    bool rc = qp->f->type == IBV_QPT_RC;
+
+    if (link_cut(qp, w)) {
+        if (!w->started)
+            sib_sq_start(qp, w);
+        if (rc) {
+            *step = sib_retry_lost(qp, w);
+        } else {
+            SIB_COUNT(qp->ctx->f, link_down_drops, 1);
+            sib_sq_complete(qp, w, IBV_WC_SUCCESS);
+            *step = SIB_STEP_DONE;
+        }
+        return true;
+    }
+    if (rc && !w->started && sib_knobs.rc_break > 0 && sib_rng01(&qp->rng) < sib_knobs.rc_break) {
+        sib_sq_start(qp, w);
+        SIB_COUNT(qp->ctx->f, rc_breaks, 1);
+        *step = sib_sq_fail(qp, w, IBV_WC_RETRY_EXC_ERR);
+        return true;
+    }
+    return false;
+}
+
 /* ---- the queue ---- */
 
 /*
@@ -270,6 +331,11 @@ uint64_t sib_sq_run(struct sib_qp *qp)
                 now = sib_now_ns();
             if (w->not_before > now)
                 return w->not_before;
+        }
+        if (faulted(qp, w, &step)) {
+            if (step == SIB_STEP_WAIT)
+                return w->not_before;
+            continue;
         }
         if (!w->started) {
             if (qp->f->type == IBV_QPT_RC) {

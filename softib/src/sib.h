@@ -37,6 +37,9 @@ struct sib_knobs {
     double ud_loss;    /* probability a UD datagram is dropped */
     double ud_reorder; /* probability a UD datagram is held back */
     double ud_dup;     /* probability a UD datagram is delivered twice */
+    double rc_break;   /* probability an RC work request finds its path broken (QP to ERR) */
+    uint32_t port_down_at_ms;  /* SOFTIB_PORT_DOWN: the port goes down this long after open */
+    uint32_t port_down_for_ms; /* ... and stays down this long (0: never goes down) */
     bool deferred;     /* execute WRs only from poll_cq/get_cq_event */
     bool ptracer_any;  /* SOFTIB_PTRACER=any: under Yama scope 1, any process may */
     uint64_t seed;
@@ -108,6 +111,7 @@ struct sib_context {
     uint32_t graves;
     uint32_t next_pd;
     uint32_t pending; /* atomic: WQEs and held datagrams waiting for progress */
+    uint8_t port_told; /* SOFTIB_PORT_DOWN: async events posted (0 none, 1 PORT_ERR, 2 both) */
     struct sib_context *next_open;
     struct verbs_context vctx; /* must be last: ibv_context is its last member */
 };
@@ -390,6 +394,9 @@ const char *sib_get_device_name(struct ibv_device *device);
 __be64 sib_get_device_guid(struct ibv_device *device);
 struct ibv_context *sib_open_device(struct ibv_device *device);
 void sib_ctx_close(struct sib_context *ctx); /* its QPs destroyed already */
+/* SOFTIB_PORT_DOWN: posts IBV_EVENT_PORT_ERR when the port's down window has begun and
+ * IBV_EVENT_PORT_ACTIVE when it has ended, once each (called by the verbs that poll). */
+void sib_port_watch(struct sib_context *ctx);
 int sib_query_device(struct ibv_context *context, struct ibv_device_attr *attr);
 int sib_query_port(struct ibv_context *context, uint8_t port, struct ibv_port_attr *attr,
                    size_t len);

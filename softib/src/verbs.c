@@ -116,6 +116,10 @@ SIB_EXPORT enum ibv_fork_status ibv_is_fork_initialized(void)
 
 SIB_EXPORT int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
 {
+    struct sib_context *ctx = sib_ctx(context);
+
+    if (ctx)
+        sib_port_watch(ctx);
     return sib_get_async_event(context, event);
 }
 
@@ -221,9 +225,13 @@ SIB_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq 
         return -1;
     }
     for (;;) {
-        uint64_t deadline = sib_progress(ctx);
+        uint64_t deadline;
         bool more;
-        struct sib_cq *got = sib_chan_take(c, &more);
+        struct sib_cq *got;
+
+        sib_port_watch(ctx);
+        deadline = sib_progress(ctx);
+        got = sib_chan_take(c, &more);
 
         if (got) {
             char b[16];
@@ -278,8 +286,11 @@ static int poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
         return -1;
     }
     ctx = sib_ctx(ibcq->context);
-    if (ctx && __atomic_load_n(&ctx->pending, __ATOMIC_ACQUIRE))
-        sib_progress(ctx);
+    if (ctx) {
+        sib_port_watch(ctx);
+        if (__atomic_load_n(&ctx->pending, __ATOMIC_ACQUIRE))
+            sib_progress(ctx);
+    }
     return sib_cq_poll(cq, n, wc);
 }
 

@@ -172,6 +172,8 @@ static void print_counters(const struct sib_fabric *f)
         C(ud_drops_other),
         C(ud_reordered),
         C(ud_duplicated),
+        C(link_down_drops),
+        C(rc_breaks),
         C(rnr_retries),
         C(transport_retries),
         C(wc_errors),

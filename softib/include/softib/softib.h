@@ -60,6 +60,8 @@ struct softib_counters {
     uint64_t cq_events;         /* completion events returned by ibv_get_cq_event */
     uint64_t async_events;      /* async events queued for this process */
     uint64_t ud_duplicated;     /* sender: delivered twice by SOFTIB_UD_DUP */
+    uint64_t link_down_drops;   /* sender: UD datagrams lost to a port down (SOFTIB_PORT_DOWN) */
+    uint64_t rc_breaks;         /* sender: RC work requests failed by SOFTIB_RC_BREAK */
 };
 
 /*

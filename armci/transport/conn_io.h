@@ -1,6 +1,6 @@
 /*
  * What the transport keeps about one connection: its queues, counters and
- * the state of its send queue. The connection manager's struct conn points
+ * the state of its send queue. The connection manager's struct conn (odcm/conn.h) points
  * at it (c->io) and never reads it: it asks the transport through the
  * callbacks of struct cm_client_env whether a connection is busy.
  */

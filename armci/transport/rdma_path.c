@@ -8,7 +8,7 @@
 #include "core/config.h"
 #include "core/mutant.h"
 #include "core/util.h"
-#include "odcm/cm.h"
+#include "odcm/conn.h"
 #include "transport/conn_io.h"
 #include "transport/send_queue.h"
 #include "transport/progress.h"

@@ -5,7 +5,7 @@
 #include "core/mutant.h"
 #include "core/wr_id.h"
 #include "dataserver/protocol.h"
-#include "odcm/cm.h"
+#include "odcm/conn.h"
 #include "transport/conn_io.h"
 #include "transport/send_queue.h"
 #include "transport/work.h"

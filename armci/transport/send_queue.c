@@ -16,7 +16,7 @@
 #include "core/runtime.h"
 #include "core/topology.h"
 #include "core/wr_id.h"
-#include "odcm/cm.h"
+#include "odcm/conn.h"
 #include "transport/conn_io.h"
 #include "transport/work.h"
 #include "verbs/rc_qp.h"

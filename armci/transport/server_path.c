@@ -11,7 +11,7 @@
 #include "core/config.h"
 #include "core/util.h"
 #include "dataserver/protocol.h"
-#include "odcm/cm.h"
+#include "odcm/conn.h"
 #include "transport/progress.h"
 #include "transport/send_queue.h"
 #include "transport/pieces.h"

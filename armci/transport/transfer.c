@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "core/config.h"
-#include "odcm/cm.h"
+#include "odcm/conn.h"
 #include "transport/send_queue.h"
 #include "transport/pieces.h"
 #include "transport/progress.h"

@@ -18,7 +18,7 @@
 
 #include "transport/conn_io.h"
 #include "transport/handle.h"
-#include "transport/transfer.h"
+#include "transport/transfer_desc.h"
 
 struct conn;
 

@@ -16,7 +16,7 @@
 #include "dataserver/protocol.h"
 #include "strided/stride.h"
 #include "transport/send_queue.h"
-#include "transport/transfer.h"
+#include "transport/transfer_desc.h"
 
 struct pool_buffer;
 struct work;

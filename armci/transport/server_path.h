@@ -14,7 +14,7 @@
 
 #include "transport/handle.h"
 #include "transport/route.h"
-#include "transport/transfer.h"
+#include "transport/transfer_desc.h"
 
 struct conn;
 

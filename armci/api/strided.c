@@ -17,7 +17,6 @@
 #include "core/topology.h"
 #include "armci.h"
 #include "strided/stride.h"
-#include "transport/strided_remote.h"
 
 enum strided_op { OP_PUT, OP_GET, OP_ACC };
 

@@ -18,7 +18,7 @@
 #include "core/util.h"
 #include "armci.h"
 #include "api/handles.h"
-#include "transport/vector_remote.h"
+#include "transport/remote.h"
 
 enum vector_op { VOP_PUT, VOP_GET, VOP_ACC };
 

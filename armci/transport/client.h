@@ -4,7 +4,7 @@
  * from them. The parts, bottom up (each calls only parts above it here):
  *   handle.c                  the handles operations count in
  *   work.c                    works in flight, their bounce buffers, reply tokens
- *   send_queue.c              room, signaling, budgets, posting (RDMA chains, post_request)
+ *   send_queue.c              room, signaling, budgets, posting (RDMA chains, request_post)
  *   replies.c, liveness.c     answering messages from replies; probes of quiet nodes
  *   progress.c                the progress engine (owns the client CQ)
  *   pieces.c, route.c         cutting boxes into pieces; the choice of path

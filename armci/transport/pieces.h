@@ -15,7 +15,7 @@
 #include "core/util.h"
 #include "dataserver/protocol.h"
 #include "strided/stride.h"
-#include "transport/send_queue.h"
+#include "transport/requests.h"
 #include "transport/transfer_desc.h"
 
 struct pool_buffer;

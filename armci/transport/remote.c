@@ -23,7 +23,7 @@
 #include "core/threads.h"
 #include "core/topology.h"
 #include "core/util.h"
-#include "transport/send_queue.h"
+#include "transport/requests.h"
 #include "transport/transfer_desc.h"
 #include "transport/work.h"
 
@@ -126,7 +126,7 @@ static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t 
 {
     rt_lock();
     if (op == DS_LOCK)
-        reserve_lock_request();
+        request_lock_reserve();
     struct conn *c = conn_get(t->node);
     struct handle done = {0};
     int64_t result = 0;
@@ -142,11 +142,11 @@ static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t 
         .what = what};
     if (op == DS_LOCK)
         c->io->lock_waits++;
-    post_request(c, &r);
+    request_post(c, &r);
     handle_wait(&done);
     if (op == DS_LOCK) {
         c->io->lock_waits--;
-        lock_granted();
+        request_lock_granted();
     }
     conn_unpin(c);
     rt_unlock();
@@ -173,7 +173,7 @@ void remote_unlock(const struct target *t)
                              .t = t,
                              .req = handle_implicit(),
                              .what = "unlock"};
-    post_request(c, &r);
+    request_post(c, &r);
     conn_unpin(c);
     rt_unlock();
 }

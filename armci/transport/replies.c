@@ -7,7 +7,7 @@
 #include "dataserver/protocol.h"
 #include "odcm/conn.h"
 #include "transport/conn_io.h"
-#include "transport/send_queue.h"
+#include "transport/requests.h"
 #include "transport/work.h"
 #include "verbs/device.h"
 #include "verbs/endpoint.h"
@@ -33,7 +33,7 @@ static const char *status_name(int status)
 /* One message answered: its value or status where it wanted them, then its completion. */
 static void answered(struct work *f, int status, int64_t value)
 {
-    reply_slot_return();
+    request_slot_return();
     /* A rejection is the caller's bug, unless the caller asked for the status itself. */
     if (status != DS_OK && !f->status)
         armci_die(NULL, "the data server of node %d rejected a %s: %s", f->conn->node, f->what,
@@ -48,17 +48,17 @@ static void answered(struct work *f, int status, int64_t value)
 
 /*
  * A lock request is answered once (granted or refused at once) or twice (queued, then granted or
- * refused): it reserved a reply slot for each of the two answers (reserve_lock_request).
+ * refused): it reserved a reply slot for each of the two answers (request_lock_reserve).
  */
 static void lock_answered(struct work *f, int status)
 {
     if (status == DS_QUEUED) {
         f->lock_queued = true;
-        reply_slot_return();
+        request_slot_return();
         return;
     }
     if (!f->lock_queued)
-        reply_slot_return(); /* the slot of a queued notice that did not come */
+        request_slot_return(); /* the slot of a queued notice that did not come */
     answered(answer_lock(f), status, 0);
 }
 

@@ -13,7 +13,7 @@
 #include "dataserver/protocol.h"
 #include "odcm/conn.h"
 #include "transport/progress.h"
-#include "transport/send_queue.h"
+#include "transport/requests.h"
 #include "transport/pieces.h"
 #include "transport/route.h"
 #include "verbs/memory.h"
@@ -66,7 +66,7 @@ static void fill_packed(void *to, const void *ctx)
  * completes (counted in `sent`, if given: a blocking caller waits there,
  * not for the server's answers). Otherwise each piece is packed into the
  * request's buffer, and a non-blocking caller's requests may share their
- * SEND with the updates that follow (send_queue.h, request_desc.defer).
+ * SEND with the updates that follow (requests.h, request_desc.defer).
  */
 static void send_packed(struct conn *c, const struct transfer *x, const struct server_plan *pl,
                         struct handle *req, struct handle *sent, bool blocking)
@@ -100,7 +100,7 @@ static void send_packed(struct conn *c, const struct transfer *x, const struct s
             r.fill = fill_packed;
             r.fill_ctx = &copy;
         }
-        post_request(c, &r);
+        request_post(c, &r);
     }
 }
 
@@ -125,7 +125,7 @@ void get_packed(struct conn *c, const struct transfer *x, size_t piece_bytes, bo
             r.on_done = unpack_on_arrival;
             r.ctx = unpack_ctx_new(&p, local_strides(x), x->local + p.src_off);
         }
-        post_request(c, &r);
+        request_post(c, &r);
     }
 }
 
@@ -146,7 +146,7 @@ void pull_put(struct conn *c, const struct transfer *x, size_t piece_bytes, uint
                                  .req = blocking ? &done : req,
                                  .what = "strided put"};
         server_layout(&r.msg.stride, &p, remote_strides(x));
-        post_request(c, &r);
+        request_post(c, &r);
     }
     if (blocking)
         handle_wait(&done);

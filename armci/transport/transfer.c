@@ -21,7 +21,7 @@
 
 #include "core/config.h"
 #include "odcm/conn.h"
-#include "transport/send_queue.h"
+#include "transport/requests.h"
 #include "transport/pieces.h"
 #include "transport/progress.h"
 #include "transport/rdma_path.h"

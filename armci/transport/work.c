@@ -26,9 +26,11 @@ static uint32_t nreply_slots, reply_free_head = UINT32_MAX;
 /* ---- bounce buffers ---- */
 
 static struct buffer_pool bounces;
+static void (*wait_progress)(void);
 
-void bounce_pool_init(void)
+void bounce_pool_init(void (*wait)(void))
 {
+    wait_progress = wait;
     /* Remote write too: the data server writes packed get data straight into them. */
     buffer_pool_create(&bounces, "ARMCI_Init", "bounce buffers", cfg.bounce_count, cfg.bounce_size,
                        true, MEM_BUF_BOUNCE);
@@ -42,6 +44,14 @@ void bounce_pool_fini(void)
 struct pool_buffer *bounce_try_get(void)
 {
     return buffer_pool_get(&bounces);
+}
+
+struct pool_buffer *bounce_wait(void)
+{
+    struct pool_buffer *b;
+    while (!(b = bounce_try_get()))
+        wait_progress();
+    return b;
 }
 
 void bounce_free(struct pool_buffer *b)

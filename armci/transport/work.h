@@ -21,10 +21,14 @@ struct conn;
  * The client's bounce buffers: cfg.bounce_count registered buffers of
  * cfg.bounce_size bytes, for data copied on its way out (packed puts,
  * request messages) or on its way in (packed gets). Taking one never waits
- * here: send_queue.h's bounce_wait makes progress until one is free.
+ * here (bounce_try_get); bounce_wait makes progress until one is free.
  */
 
-void bounce_pool_init(void);
+/* `wait` is how bounce_wait waits: the progress engine's progress_wait, which sits above
+ * this file (completions give buffers back). */
+void bounce_pool_init(void (*wait)(void));
+/* A free bounce buffer: waits (making progress) for one. */
+struct pool_buffer *bounce_wait(void);
 void bounce_pool_fini(void);
 
 /* A free buffer, or NULL when all are in use. */

@@ -10,7 +10,7 @@
 #include "core/node_shared.h"
 #include "api/profiling.h"
 #include "transport/remote.h"
-#include "api/handles.h"
+#include "api/user_handles.h"
 #include "core/runtime.h"
 #include "api/segment.h"
 #include "api/sync.h"

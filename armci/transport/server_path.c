@@ -104,8 +104,8 @@ static void send_packed(struct conn *c, const struct transfer *x, const struct s
     }
 }
 
-void get_packed(struct conn *c, const struct transfer *x, size_t piece_bytes, bool direct,
-                uint32_t rkey, struct handle *req)
+void via_server_get(struct conn *c, const struct transfer *x, size_t piece_bytes, bool direct,
+                    uint32_t rkey, struct handle *req)
 {
     struct piece_walk w;
     struct stride_piece p;
@@ -129,8 +129,8 @@ void get_packed(struct conn *c, const struct transfer *x, size_t piece_bytes, bo
     }
 }
 
-void pull_put(struct conn *c, const struct transfer *x, size_t piece_bytes, uint32_t rkey,
-              struct handle *req, bool blocking)
+void via_server_pull(struct conn *c, const struct transfer *x, size_t piece_bytes, uint32_t rkey,
+                     struct handle *req, bool blocking)
 {
     struct handle done = {0};
     struct piece_walk w;
@@ -152,8 +152,8 @@ void pull_put(struct conn *c, const struct transfer *x, size_t piece_bytes, uint
         handle_wait(&done);
 }
 
-void server_put(struct conn *c, const struct transfer *x, const struct server_plan *pl,
-                struct handle *req, bool blocking)
+void via_server_put(struct conn *c, const struct transfer *x, const struct server_plan *pl,
+                    struct handle *req, bool blocking)
 {
     struct handle sent = {0};
     send_packed(c, x, pl, req, blocking ? &sent : NULL, blocking);

@@ -163,7 +163,8 @@ void rdma_transfer(struct conn *c, const struct transfer *x, struct handle *req,
         struct handle done = {0};
         /* Zero-copy: a blocking put's source is the NIC's until its writes complete. */
         struct handle *r = put && blocking ? &done : req;
-        rdma_in_place(c, x, lkey, r, blocking, !blocking); /* a blocking get waits in issue() */
+        rdma_in_place(c, x, lkey, r, blocking,
+                      !blocking); /* a blocking get waits in transfer_issue */
         net_local_release(hold);
         if (r == &done)
             handle_wait(&done);

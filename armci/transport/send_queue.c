@@ -363,7 +363,8 @@ static int chain_append(struct conn *c, enum ibv_wr_opcode op, void *local, uint
 struct ibv_send_wr *sq_chain_append(struct conn *c, enum ibv_wr_opcode op, void *local,
                                     uint32_t lkey, size_t len)
 {
-    return &c->io->chain->wr[chain_append(c, op, local, lkey, len)];
+    int i = chain_append(c, op, local, lkey, len); /* may allocate c's chain: first */
+    return &c->io->chain->wr[i];
 }
 
 struct ibv_send_wr *sq_chain_tail(struct conn *c)

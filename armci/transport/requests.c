@@ -139,10 +139,17 @@ static void pack_open(struct conn *c, const struct target *t, struct pool_buffer
     c->io->pack_next = ds_shared_step(len - sizeof(*msg));
 }
 
-/* The work of a request: counted, awaiting its reply, with what its reply is to fill in. */
+/* The work of a request: counted, awaiting its reply, with what its reply is to fill in. With
+ * `b`, the request has a SEND of its own: first a bounce buffer for its message (*b), and one
+ * for its reply data if r wants one (the work's data). */
 static struct work *request_work(struct conn *c, const struct request_desc *r,
-                                 struct pool_buffer *data)
+                                 struct pool_buffer **b)
 {
+    struct pool_buffer *data = NULL;
+    if (b) {
+        *b = bounce_wait();
+        data = r->reply_to_bounce ? bounce_wait() : NULL;
+    }
     struct work *w = work_new(WORK_MESSAGE, c, r->req);
     /* Every request but a lock's is answered in order (dataserver/protocol.h). */
     work_await_reply(w, r->msg.op != DS_LOCK);
@@ -196,14 +203,13 @@ struct work *request_post(struct conn *c, const struct request_desc *r)
     if (shares && pack_has_room(c, r))
         return pack_join(c, r);
     reserve_credit(c);
-    struct pool_buffer *b = bounce_wait();
-    struct pool_buffer *data = r->reply_to_bounce ? bounce_wait() : NULL;
-    struct work *w = request_work(c, r, data);
+    struct pool_buffer *b;
+    struct work *w = request_work(c, r, &b);
     struct ds_message *msg = write_header(r, b->addr);
     msg->token = w->token;
-    if (data) {
-        msg->reply_addr = (uintptr_t)data->addr;
-        msg->reply_rkey = data->rkey;
+    if (w->data) {
+        msg->reply_addr = (uintptr_t)w->data->addr;
+        msg->reply_rkey = w->data->rkey;
     }
     if (r->fill)
         r->fill(msg + 1, r->fill_ctx);

@@ -67,11 +67,6 @@ static int chain_cap(const struct conn *c)
     return half < SQ_CHAIN_MAX ? half : SQ_CHAIN_MAX;
 }
 
-uint32_t sq_inline_max(const struct conn *c)
-{
-    return c->max_inline < SQ_CHAIN_INLINE ? c->max_inline : SQ_CHAIN_INLINE;
-}
-
 void sq_mark_dirty(struct conn *c)
 {
     if (c->io->sq_dirty)

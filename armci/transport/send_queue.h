@@ -27,7 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct conn;
+#include "odcm/conn.h"
+
 struct work;
 struct pool_buffer;
 
@@ -114,7 +115,10 @@ void sq_batch_add(struct sq_batch *b, struct conn *c, enum ibv_wr_opcode op, voi
 void sq_batch_flush(struct sq_batch *b);
 
 /* The largest write sq_batch_add copies (inline in the WR when posted). */
-uint32_t sq_inline_max(const struct conn *c);
+static inline uint32_t sq_inline_max(const struct conn *c)
+{
+    return c->max_inline < SQ_CHAIN_INLINE ? c->max_inline : SQ_CHAIN_INLINE;
+}
 
 /* Posts wr, the one request of w, whose completion is awaited now (after c's chain): waits for
  * room, signals it, and names w->what if the post fails. */

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fifo.h"
+#include "common/grow.h"
 #include "core/acc.h"
 #include "core/config.h"
 #include "core/memstat.h"
@@ -88,11 +90,7 @@ static bool queue_if_connecting(struct conn *c, const struct transfer *x, struct
     if (c->io->queued >= cfg.send_wqes)
         return false;
     struct pending_op *op = pending_copy(x, req);
-    if (c->io->queue_tail)
-        c->io->queue_tail->next = op;
-    else
-        c->io->queue_head = op;
-    c->io->queue_tail = op;
+    FIFO_PUSH(c->io->queue_head, c->io->queue_tail, op, next);
     c->io->queued++;
     works_hold(c, req); /* counted now, so fences and waits see it */
     return true;
@@ -110,9 +108,7 @@ static void drain(struct conn *c)
     c->io->draining = true;
     while (c->io->queue_head) {
         struct pending_op *op = c->io->queue_head;
-        c->io->queue_head = op->next;
-        if (!c->io->queue_head)
-            c->io->queue_tail = NULL;
+        FIFO_DROP_HEAD(c->io->queue_head, c->io->queue_tail, next);
         c->io->queued--;
         transfer_issue(c, &op->x, op->req, false);
         works_unhold(c, op->req); /* the real operations count themselves */
@@ -130,10 +126,7 @@ void conn_on_ready(struct conn *c)
     c->io->credits = c->server_credits; /* nothing was sent on it before */
     if (!c->io->queue_head)
         return;
-    if (nto_drain == capto_drain) {
-        capto_drain = capto_drain ? 2 * capto_drain : 8;
-        to_drain = xrealloc(to_drain, sizeof(*to_drain) * capto_drain);
-    }
+    GROW_FOR_ONE(to_drain, nto_drain, capto_drain, 8, xrealloc);
     to_drain[nto_drain++] = c;
 }
 

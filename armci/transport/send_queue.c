@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fifo.h"
+#include "common/grow.h"
 #include "core/config.h"
 #include "core/error.h"
 #include "core/memstat.h"
@@ -71,10 +73,7 @@ void sq_mark_dirty(struct conn *c)
 {
     if (c->io->sq_dirty)
         return;
-    if (ndirty == capdirty) {
-        capdirty = capdirty ? 2 * capdirty : 8;
-        dirty = xrealloc(dirty, sizeof(*dirty) * (size_t)capdirty);
-    }
+    GROW_FOR_ONE(dirty, ndirty, capdirty, 8, xrealloc);
     dirty[ndirty++] = c;
     c->io->sq_dirty = true;
 }
@@ -142,12 +141,7 @@ void sq_prepare(struct conn *c, struct ibv_send_wr *wr, struct work *w, bool las
     c->io->sq_posted++;
     if (!last)
         return;
-    w->lazy_next = NULL;
-    if (c->io->lazy_tail)
-        c->io->lazy_tail->lazy_next = w;
-    else
-        c->io->lazy_head = w;
-    c->io->lazy_tail = w;
+    FIFO_PUSH(c->io->lazy_head, c->io->lazy_tail, w, lazy_next);
     c->io->sq_lazy_pending++;
     sq_mark_dirty(c);
 }
@@ -235,9 +229,7 @@ struct work *sq_pop_lazy(struct conn *c)
                   "internal error: a completion from node %d retires more lazy works "
                   "than were posted",
                   c->node);
-    c->io->lazy_head = w->lazy_next;
-    if (!c->io->lazy_head)
-        c->io->lazy_tail = NULL;
+    FIFO_DROP_HEAD(c->io->lazy_head, c->io->lazy_tail, lazy_next);
     return w;
 }
 
@@ -277,12 +269,7 @@ void sq_flush_all(void)
 
 void sq_forget(struct conn *c)
 {
-    for (int i = 0; i < ndirty; i++) {
-        if (dirty[i] == c) {
-            dirty[i] = dirty[--ndirty];
-            break;
-        }
-    }
+    SWAP_REMOVE(dirty, ndirty, c);
     if (c->io->sq_ring)
         memstat_add(MEM_SEND_QUEUES, -(long)(sizeof(*c->io->sq_ring) * (size_t)c->sq_depth));
     free(c->io->sq_ring);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fifo.h"
 #include "core/config.h"
 #include "core/memstat.h"
 #include "core/util.h"
@@ -178,12 +179,7 @@ uint64_t work_await_reply(struct work *f, bool in_order)
     f->token = token_issue(f);
     f->in_order = in_order;
     if (in_order) {
-        f->answer_next = NULL;
-        if (c->io->awaiting_tail)
-            c->io->awaiting_tail->answer_next = f;
-        else
-            c->io->awaiting_head = f;
-        c->io->awaiting_tail = f;
+        FIFO_PUSH(c->io->awaiting_head, c->io->awaiting_tail, f, answer_next);
     }
     return f->token;
 }
@@ -222,9 +218,7 @@ bool answers_match(const struct work *last, uint32_t n)
 struct work *answer_next(struct conn *c)
 {
     struct work *w = c->io->awaiting_head;
-    c->io->awaiting_head = w->answer_next;
-    if (!c->io->awaiting_head)
-        c->io->awaiting_tail = NULL;
+    FIFO_DROP_HEAD(c->io->awaiting_head, c->io->awaiting_tail, answer_next);
     token_release(w);
     return w;
 }

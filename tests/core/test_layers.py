@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The runtime's layers depend only downward (README, "Code map").
 
-Every file under armci/ belongs to the layer of its folder; a file may
+Every file under armci/ (and common/, the header-only helpers at the
+bottom) belongs to the layer of its folder; a file may
 include headers of its own layer or of layers below it, never above. The
 transport and the data server are peers that share only the wire protocol
 (dataserver/protocol.h). Inside armci/transport/ the files have an order of
@@ -17,7 +18,7 @@ import sys
 
 # Bottom up. A folder not listed here is an error: every file has a layer.
 LAYERS = [
-    ("core", ["armci/core", "armci/strided"]),
+    ("core", ["common", "armci/core", "armci/strided"]),
     ("verbs", ["armci/verbs"]),
     ("odcm", ["armci/odcm"]),
     ("transport", ["armci/transport"]),
@@ -73,10 +74,10 @@ def transport_rank(path):
 
 
 def main(root):
-    armci = os.path.join(root, "armci")
+    tops = [os.path.join(root, "armci"), os.path.join(root, "common")]
     problems = []
     files = 0
-    for folder, _, names in os.walk(armci):
+    for folder, _, names in (w for top in tops for w in os.walk(top)):
         for name in sorted(names):
             if not name.endswith((".c", ".h")):
                 continue
@@ -92,9 +93,10 @@ def main(root):
             with open(os.path.join(root, path), encoding="utf-8") as f:
                 text = f.read()
             for inc in INCLUDE.findall(text):
-                # As the compiler looks: beside the file, then from armci/ (-I armci).
+                # As the compiler looks: beside the file, then from armci/ (-I armci), then from
+                # the root (common/).
                 target = None
-                for base in (os.path.dirname(path), "armci"):
+                for base in (os.path.dirname(path), "armci", "."):
                     candidate = os.path.normpath(os.path.join(base, inc))
                     if os.path.exists(os.path.join(root, candidate)):
                         target = candidate

@@ -13,7 +13,6 @@
 
 #include "core/config.h"
 #include "core/util.h"
-#include "dataserver/protocol.h"
 #include "strided/stride.h"
 #include "transport/requests.h"
 #include "transport/transfer_desc.h"

@@ -11,7 +11,6 @@
 
 #include "common/fifo.h"
 #include "common/grow.h"
-#include "core/config.h"
 #include "core/error.h"
 #include "core/memstat.h"
 #include "core/mutant.h"
@@ -20,7 +19,6 @@
 #include "odcm/conn.h"
 #include "transport/conn_io.h"
 #include "transport/work.h"
-#include "verbs/rc_qp.h"
 
 /* Connections with lazy works that no signaled request covers yet. */
 static struct conn **dirty;

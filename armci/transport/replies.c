@@ -59,7 +59,7 @@ static void lock_answered(struct work *f, int status)
     }
     if (!f->lock_queued)
         request_slot_return(); /* the slot of a queued notice that did not come */
-    answered(answer_lock(f), status, 0);
+    answered(token_take_lock(f), status, 0);
 }
 
 static void in_order_answered(struct conn *c, struct ds_reply r)
@@ -68,8 +68,8 @@ static void in_order_answered(struct conn *c, struct ds_reply r)
     r.answers -= r.answers > 2;
 #endif
     for (uint32_t k = 1; k < r.answers; k++)
-        answered(answer_next(c), DS_OK, 0);
-    answered(answer_next(c), r.status, r.value);
+        answered(token_take_next(c), DS_OK, 0);
+    answered(token_take_next(c), r.status, r.value);
 }
 
 /*
@@ -82,7 +82,7 @@ static void on_reply(void *ctx, const struct ibv_wc *wc)
 {
     struct ds_reply r = *(const struct ds_reply *)recv_pool_buffer(&replies, wc);
     struct work *last = token_lookup(r.token, wc->qp_num);
-    bool fits = last && (r.answers == 0 ? !last->in_order : answers_match(last, r.answers));
+    bool fits = last && (r.answers == 0 ? !last->in_order : tokens_match(last, r.answers));
     if (!fits) {
         armci_warn("dropped a data-server reply with unknown token %llx (%u answers) on QP %u",
                    (unsigned long long)r.token, r.answers, wc->qp_num);

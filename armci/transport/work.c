@@ -205,7 +205,7 @@ static void token_release(struct work *f)
     reply_free_head = (uint32_t)f->token;
 }
 
-bool answers_match(const struct work *last, uint32_t n)
+bool tokens_match(const struct work *last, uint32_t n)
 {
     if (!last->in_order || n == 0)
         return false;
@@ -215,7 +215,7 @@ bool answers_match(const struct work *last, uint32_t n)
     return w == last;
 }
 
-struct work *answer_next(struct conn *c)
+struct work *token_take_next(struct conn *c)
 {
     struct work *w = c->io->awaiting_head;
     FIFO_DROP_HEAD(c->io->awaiting_head, c->io->awaiting_tail, answer_next);
@@ -223,7 +223,7 @@ struct work *answer_next(struct conn *c)
     return w;
 }
 
-struct work *answer_lock(struct work *f)
+struct work *token_take_lock(struct work *f)
 {
     token_release(f);
     return f;

@@ -86,10 +86,10 @@ uint64_t work_await_reply(struct work *f, bool in_order);
 struct work *token_lookup(uint64_t token, uint32_t qp_num);
 /* Whether `last` ends the n oldest in-order messages awaiting answers on its connection (what
  * a reply answering n requests up to `last` must find; struct ds_reply). */
-bool answers_match(const struct work *last, uint32_t n);
+bool tokens_match(const struct work *last, uint32_t n);
 /* Takes the oldest in-order message of c awaiting its answer (its token becomes void). */
-struct work *answer_next(struct conn *c);
+struct work *token_take_next(struct conn *c);
 /* Takes lock request f, answered on its own (its token becomes void). */
-struct work *answer_lock(struct work *f);
+struct work *token_take_lock(struct work *f);
 
 #endif

@@ -1,3 +1,7 @@
+/*
+ * Send completions of the client's RC QPs: what each retires, by the
+ * accounting of send_queue.h, and the works it completes (work.h).
+ */
 #ifndef ARMCI_TRANSPORT_RETIRE_H
 #define ARMCI_TRANSPORT_RETIRE_H
 

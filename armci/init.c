@@ -22,7 +22,7 @@
 #include "dataserver/link.h"
 #include "dataserver/server.h"
 #include "odcm/cm.h"
-#include "api/handles.h"
+#include "api/user_handles.h"
 #include "core/runtime.h"
 #include "api/segment.h"
 #include "api/sync.h"

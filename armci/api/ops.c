@@ -1,7 +1,8 @@
 /*
  * Contiguous put, get and accumulate, blocking and non-blocking, and the
  * scalar forms. Same-node targets are served from shared memory here;
- * others go to remote.c.
+ * others go to the transport's remote_put, remote_get and remote_acc
+ * (transport/remote.h).
  */
 #include <string.h>
 
@@ -10,7 +11,7 @@
 #include "core/error.h"
 #include "api/profiling.h"
 #include "transport/remote.h"
-#include "api/handles.h"
+#include "api/user_handles.h"
 #include "core/runtime.h"
 #include "api/segment.h"
 

@@ -10,14 +10,13 @@
 #include "core/node_shared.h"
 #include "api/profiling.h"
 #include "transport/remote.h"
-#include "api/handles.h"
+#include "api/user_handles.h"
 #include "core/runtime.h"
 #include "api/segment.h"
 #include "api/sync.h"
 #include "core/topology.h"
 #include "armci.h"
 #include "strided/stride.h"
-#include "transport/strided_remote.h"
 
 enum strided_op { OP_PUT, OP_GET, OP_ACC };
 

@@ -12,7 +12,7 @@
 #include "api/profiling.h"
 #include "transport/progress.h"
 #include "transport/remote.h"
-#include "api/handles.h"
+#include "api/user_handles.h"
 #include "core/runtime.h"
 #include "core/topology.h"
 

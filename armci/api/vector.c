@@ -17,8 +17,8 @@
 #include "core/topology.h"
 #include "core/util.h"
 #include "armci.h"
-#include "api/handles.h"
-#include "transport/vector_remote.h"
+#include "api/user_handles.h"
+#include "transport/remote.h"
 
 enum vector_op { VOP_PUT, VOP_GET, VOP_ACC };
 

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "common/grow.h"
 #include "core/mutant.h"
 #include "core/util.h"
 #include "core/wr_id.h"
@@ -64,10 +65,7 @@ static void put_on_due_list(struct server_conn *sc)
 {
     if (sc->on_due_list)
         return;
-    if (ndue == capdue) {
-        capdue = capdue ? 2 * capdue : 16;
-        due = xrealloc(due, sizeof(*due) * (size_t)capdue);
-    }
+    GROW_FOR_ONE(due, ndue, capdue, 16, xrealloc);
     due[ndue++] = sc;
     sc->on_due_list = true;
 }

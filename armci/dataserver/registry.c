@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "common/grow.h"
 #include "core/runtime.h"
 #include "core/shm.h"
 #include "core/ticket_lock.h"
@@ -93,10 +94,7 @@ int registry_map(uint64_t seg_id, const char *name, size_t size, enum registry_k
     if (!addr)
         return err;
     struct net_mr *mr = net_reg("ARMCI_Malloc (data server)", addr, size, true);
-    if (nregs == capregs) {
-        capregs = capregs ? 2 * capregs : 16;
-        regs = xrealloc(regs, sizeof(*regs) * capregs);
-    }
+    GROW_FOR_ONE(regs, nregs, capregs, 16, xrealloc);
     int pos = nregs;
     while (pos > 0 && regs[pos - 1].base > (uintptr_t)addr) {
         regs[pos] = regs[pos - 1];

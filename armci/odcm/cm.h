@@ -16,50 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "odcm/cm_server.h"
+#include "odcm/conn.h"
 #include "verbs/endpoint.h"
-
-enum conn_state {
-    CONN_IDLE,
-    CONN_CONNECTING,
-    CONN_READY,
-    CONN_CLOSING, /* disconnecting (ARMCI_MAX_CONNECTIONS): gone once the server agrees */
-};
-
-/* A client's connection to one node's data server. */
-struct conn {
-    int node;
-    enum conn_state state;
-    struct ibv_qp *qp;
-    uint32_t psn; /* my initial packet sequence number */
-    uint32_t max_inline;
-    int sq_depth;       /* send WRs this QP may have posted */
-    int max_sge;        /* gather entries per send WR */
-    int server_gather;  /* entries the server's QP gathers per RDMA write */
-    int server_credits; /* the server's terms: requests it lets us have outstanding at first */
-    uint64_t last_used; /* when an operation last asked for it (least recently used) */
-    bool close_asked;   /* its server asked us to close it when idle */
-    double setup_begin;
-    double setup_end;
-
-    /* On-demand setup (ondemand.c). */
-    uint32_t epoch;                /* this connection attempt, echoed by the server */
-    bool have_server_addr;         /* REP (or ACK) received (our QP is RTS if we have it) */
-    struct verbs_addr server_addr; /* the server's QP, from its REP */
-    struct cm_terms server_terms;
-    bool server_ready; /* ACK received: the server's QP is RTS */
-    bool establishing; /* our QP's RTR/RTS are under way in the background */
-    bool established;  /* our QP is RTS */
-    double next_retry; /* retransmission deadline */
-    double rto;        /* current retransmission timeout */
-    int retries;
-
-    /* The transport's state of this connection (transport/conn_io.h), set by its on_insert
-     * callback. The manager never reads it: it asks through cm_client_env. */
-    struct conn_io *io;
-};
-
-struct conn_io;
 
 /* What the connection manager's user (the transport) lends it for client QPs. */
 struct cm_client_env {

@@ -32,6 +32,7 @@
  * ours at another QP.
  */
 #include "odcm/ondemand.h"
+#include "common/grow.h"
 #include "core/mutant.h"
 
 #include <stdlib.h>
@@ -156,21 +157,13 @@ static void watch(struct conn *c)
     c->retries = 0;
     c->rto = MAX(MAX(cfg.connect_rto, 2 * srtt), backed_off_rto);
     c->next_retry = c->setup_begin + c->rto;
-    if (nconnecting == capconnecting) {
-        capconnecting = capconnecting ? 2 * capconnecting : 8;
-        connecting = xrealloc(connecting, sizeof(*connecting) * capconnecting);
-    }
+    GROW_FOR_ONE(connecting, nconnecting, capconnecting, 8, xrealloc);
     connecting[nconnecting++] = c;
 }
 
 static void unwatch(struct conn *c)
 {
-    for (int i = 0; i < nconnecting; i++) {
-        if (connecting[i] == c) {
-            connecting[i] = connecting[--nconnecting];
-            return;
-        }
-    }
+    SWAP_REMOVE(connecting, nconnecting, c);
 }
 
 struct conn *ondemand_start(int node)

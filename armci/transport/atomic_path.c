@@ -14,7 +14,7 @@
 #include "core/error.h"
 #include "core/mutant.h"
 #include "core/threads.h"
-#include "odcm/cm.h"
+#include "odcm/conn.h"
 #include "transport/conn_io.h"
 #include "transport/entry.h"
 #include "transport/progress.h"

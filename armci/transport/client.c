@@ -6,6 +6,7 @@
 #include "transport/progress.h"
 #include "transport/replies.h"
 #include "transport/route.h"
+#include "transport/requests.h"
 #include "transport/send_queue.h"
 #include "transport/work.h"
 #include "verbs/device.h"
@@ -17,8 +18,9 @@ void client_init(void)
     /* The layers below the progress engine wait through it; it posts what waited for a
      * connection through the connection queue, above it. */
     sq_init(progress_wait);
+    request_init(progress_wait);
     progress_init(conns_drain_ready);
-    bounce_pool_init();
+    bounce_pool_init(progress_wait);
     reg_cache_init(vdev.provider, works_outstanding);
 }
 

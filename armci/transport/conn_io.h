@@ -1,6 +1,6 @@
 /*
  * What the transport keeps about one connection: its queues, counters and
- * the state of its send queue. The connection manager's struct conn points
+ * the state of its send queue. The connection manager's struct conn (odcm/conn.h) points
  * at it (c->io) and never reads it: it asks the transport through the
  * callbacks of struct cm_client_env whether a connection is busy.
  */
@@ -31,7 +31,7 @@ struct conn_io {
     int queued;    /* operations in that queue (at most ARMCI_SEND_WQES) */
     bool draining; /* the queue is being posted (by some thread) */
 
-    /* Fences and ordering (client.c). */
+    /* Fences and ordering: the works in flight (work.c), what remote_fence waits for (remote.c). */
     uint64_t issued;     /* fence-covered operations started so far: their seq */
     struct work *oldest; /* those not complete yet, oldest first (fences wait here) */
     struct work *newest;
@@ -47,14 +47,14 @@ struct conn_io {
     struct sq_retire *sq_ring; /* per signaled request in flight: what it retires */
     int sq_ring_head;
     int sq_ring_count;
-    struct work *awaiting_head; /* in-order data-server messages awaiting answers */
+    struct work *awaiting_head; /* in-order data-server messages awaiting answers (work.c) */
     struct work *awaiting_tail;
     uint64_t flush_addr; /* where a flush may write */
     uint32_t flush_rkey;
     bool sq_dirty;          /* lazy works wait for a flush, or the chain for its post */
     struct sq_chain *chain; /* requests prepared, not posted yet (send_queue.c) */
     /* The open pack: a data-server SEND at the chain's tail that more updates may join until
-     * the chain is posted or something else follows it (send_queue.c). */
+     * the chain is posted or something else follows it (requests.c). */
     struct pool_buffer *pack;     /* its buffer; NULL: no pack open */
     struct ds_message *pack_last; /* its last request so far */
     size_t pack_next;             /* where a request joining it would start (8-byte aligned) */

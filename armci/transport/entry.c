@@ -1,7 +1,6 @@
 /*
- * Where puts, gets and accumulates enter the transport (entry.h): the
- * remote_* data entry points as transfers, transfer_start, which waits for
- * the connection or queues on it, and the transport's side of a
+ * Where transfers enter the transport (entry.h): transfer_start, which
+ * waits for the connection or queues on it, and the transport's side of a
  * connection: its state (c->io), pinning, and the operations that wait for
  * it to become ready.
  */
@@ -10,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fifo.h"
+#include "common/grow.h"
 #include "core/acc.h"
 #include "core/config.h"
 #include "core/memstat.h"
@@ -18,10 +19,7 @@
 #include "core/util.h"
 #include "odcm/cm.h"
 #include "transport/progress.h"
-#include "transport/remote.h"
 #include "transport/send_queue.h"
-#include "transport/strided_remote.h"
-#include "transport/vector_remote.h"
 #include "transport/transfer.h"
 #include "transport/work.h"
 
@@ -92,11 +90,7 @@ static bool queue_if_connecting(struct conn *c, const struct transfer *x, struct
     if (c->io->queued >= cfg.send_wqes)
         return false;
     struct pending_op *op = pending_copy(x, req);
-    if (c->io->queue_tail)
-        c->io->queue_tail->next = op;
-    else
-        c->io->queue_head = op;
-    c->io->queue_tail = op;
+    FIFO_PUSH(c->io->queue_head, c->io->queue_tail, op, next);
     c->io->queued++;
     works_hold(c, req); /* counted now, so fences and waits see it */
     return true;
@@ -114,9 +108,7 @@ static void drain(struct conn *c)
     c->io->draining = true;
     while (c->io->queue_head) {
         struct pending_op *op = c->io->queue_head;
-        c->io->queue_head = op->next;
-        if (!c->io->queue_head)
-            c->io->queue_tail = NULL;
+        FIFO_DROP_HEAD(c->io->queue_head, c->io->queue_tail, next);
         c->io->queued--;
         transfer_issue(c, &op->x, op->req, false);
         works_unhold(c, op->req); /* the real operations count themselves */
@@ -134,10 +126,7 @@ void conn_on_ready(struct conn *c)
     c->io->credits = c->server_credits; /* nothing was sent on it before */
     if (!c->io->queue_head)
         return;
-    if (nto_drain == capto_drain) {
-        capto_drain = capto_drain ? 2 * capto_drain : 8;
-        to_drain = xrealloc(to_drain, sizeof(*to_drain) * capto_drain);
-    }
+    GROW_FOR_ONE(to_drain, nto_drain, capto_drain, 8, xrealloc);
     to_drain[nto_drain++] = c;
 }
 
@@ -249,95 +238,4 @@ void transfer_start(const struct transfer *x, struct handle *req, bool blocking)
         conn_unpin(c);
     }
     rt_unlock();
-}
-
-/* ---- the shapes the API layer hands over, as transfers ---- */
-
-void remote_put(const struct target *t, const void *src, size_t bytes, struct handle *req,
-                bool blocking)
-{
-    int count[1] = {(int)bytes};
-    struct transfer x = {
-        .op = TRANSFER_PUT, .local = (char *)src, .remote = *t, .d = {0, count, NULL, NULL}};
-    transfer_start(&x, req, blocking);
-}
-
-void remote_get(const struct target *t, void *dst, size_t bytes, struct handle *req, bool blocking)
-{
-    int count[1] = {(int)bytes};
-    struct transfer x = {
-        .op = TRANSFER_GET, .local = dst, .remote = *t, .d = {0, count, NULL, NULL}};
-#if ARMCI_MUTANT_IS(get_wrong_offset)
-    x.remote.server_addr += bytes > 8 ? 8 : 0;
-    count[0] -= bytes > 8 ? 8 : 0;
-#endif
-    transfer_start(&x, req, blocking);
-}
-
-void remote_acc(const struct target *t, int datatype, const void *scale, const void *src,
-                size_t bytes, struct handle *req, bool blocking)
-{
-    int count[1] = {(int)bytes};
-    struct transfer x = {.op = TRANSFER_ACC,
-                         .datatype = datatype,
-                         .scale = scale,
-                         .local = (char *)src,
-                         .remote = *t,
-                         .d = {0, count, NULL, NULL}};
-    transfer_start(&x, req, blocking);
-}
-
-void strided_remote_put(const struct target *t, const struct stride_desc *d, const char *src,
-                        struct handle *req, bool blocking)
-{
-    struct transfer x = {.op = TRANSFER_PUT, .local = (char *)src, .remote = *t, .d = *d};
-    transfer_start(&x, req, blocking);
-}
-
-void strided_remote_get(const struct target *t, const struct stride_desc *d, char *dst,
-                        struct handle *req, bool blocking)
-{
-    struct transfer x = {.op = TRANSFER_GET, .local = dst, .remote = *t, .d = *d};
-    transfer_start(&x, req, blocking);
-}
-
-void strided_remote_acc(const struct target *t, const struct stride_desc *d, int datatype,
-                        const void *scale, const char *src, struct handle *req, bool blocking)
-{
-    struct transfer x = {.op = TRANSFER_ACC,
-                         .datatype = datatype,
-                         .scale = scale,
-                         .local = (char *)src,
-                         .remote = *t,
-                         .d = *d};
-    transfer_start(&x, req, blocking);
-}
-
-void vector_remote_put(const struct target *ts, void *const *local, int n, size_t bytes,
-                       struct handle *req, bool blocking)
-{
-    struct transfer x = {
-        .op = TRANSFER_PUT, .n = n, .bytes = bytes, .locals = local, .remotes = ts};
-    transfer_start(&x, req, blocking);
-}
-
-void vector_remote_get(const struct target *ts, void *const *local, int n, size_t bytes,
-                       struct handle *req, bool blocking)
-{
-    struct transfer x = {
-        .op = TRANSFER_GET, .n = n, .bytes = bytes, .locals = local, .remotes = ts};
-    transfer_start(&x, req, blocking);
-}
-
-void vector_remote_acc(const struct target *ts, void *const *local, int n, size_t bytes,
-                       int datatype, const void *scale, struct handle *req, bool blocking)
-{
-    struct transfer x = {.op = TRANSFER_ACC,
-                         .datatype = datatype,
-                         .scale = scale,
-                         .n = n,
-                         .bytes = bytes,
-                         .locals = local,
-                         .remotes = ts};
-    transfer_start(&x, req, blocking);
 }

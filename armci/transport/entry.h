@@ -1,7 +1,7 @@
 /*
  * Where a put, get or accumulate enters the transport: the remote_* data
- * entry points (remote.h, strided_remote.h, vector_remote.h) are defined in
- * entry.c and start transfers with transfer_start. And connections,
+ * entry points (remote.h, remote.c) describe it as a transfer and start it
+ * with transfer_start. And connections,
  * transport side: what the transport keeps about each one
  * (struct conn_io, given to the connection manager's struct conn when it
  * enters the table), pinning a connection while we issue on it, and the
@@ -18,7 +18,7 @@
 
 #include "transport/conn_io.h"
 #include "transport/handle.h"
-#include "transport/transfer.h"
+#include "transport/transfer_desc.h"
 
 struct conn;
 

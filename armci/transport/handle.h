@@ -1,6 +1,6 @@
 /*
  * What the transport counts an operation's completion in: the state behind
- * a user's armci_hdl_t (api/handles.c maps handles to these) or the
+ * a user's armci_hdl_t (api/user_handles.c maps handles to these) or the
  * implicit handle of NULL-handle and blocking operations.
  */
 #ifndef ARMCI_TRANSPORT_HANDLE_H

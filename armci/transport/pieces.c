@@ -9,7 +9,6 @@
 
 #include "core/config.h"
 #include "core/util.h"
-#include "dataserver/protocol.h"
 #include "transport/work.h"
 
 /* Room for packed data in one request to the data server. */

@@ -13,10 +13,9 @@
 
 #include "core/config.h"
 #include "core/util.h"
-#include "dataserver/protocol.h"
 #include "strided/stride.h"
-#include "transport/send_queue.h"
-#include "transport/transfer.h"
+#include "transport/requests.h"
+#include "transport/transfer_desc.h"
 
 struct pool_buffer;
 struct work;

@@ -24,6 +24,8 @@
 #include "transport/replies.h"
 #include "transport/conn_io.h"
 #include "transport/liveness.h"
+#include "transport/requests.h"
+#include "transport/retire.h"
 #include "transport/send_queue.h"
 #include "verbs/endpoint.h"
 
@@ -63,8 +65,8 @@ void progress_init(void (*poll_hook)(void))
 {
     /* endpoint_create checks that the provider's CQ really has this many entries. */
     endpoint_create(&client_cq, "client", client_cq_bound(), true);
-    endpoint_on(&client_cq, WR_TAG_POINTER, sq_on_send_completion, NULL);
-    endpoint_on(&client_cq, WR_TAG_CONN, sq_on_send_completion, NULL);
+    endpoint_on(&client_cq, WR_TAG_POINTER, retire_on_send_completion, NULL);
+    endpoint_on(&client_cq, WR_TAG_CONN, retire_on_send_completion, NULL);
     replies_init(&client_cq);
     after_poll = poll_hook;
 }

@@ -6,7 +6,7 @@
 #include "transport/handle.h"
 #include "core/threads.h"
 #include "transport/progress.h"
-#include "transport/send_queue.h"
+#include "transport/requests.h"
 #include "transport/entry.h"
 
 /* The payload, copied behind the header. */
@@ -41,7 +41,7 @@ int remote_raw_message(const struct target *t, const struct ds_message *proto, c
                              .result = &result,
                              .status = &status,
                              .what = "raw request"};
-    post_request(c, &r);
+    request_post(c, &r);
     handle_wait(&done);
     conn_unpin(c);
     rt_unlock();

@@ -8,7 +8,7 @@
 #include "core/config.h"
 #include "core/mutant.h"
 #include "core/util.h"
-#include "odcm/cm.h"
+#include "odcm/conn.h"
 #include "transport/conn_io.h"
 #include "transport/send_queue.h"
 #include "transport/progress.h"
@@ -32,18 +32,18 @@ static void rdma_in_place(struct conn *c, const struct transfer *x, uint32_t lke
     size_t per_row = (row + MAX_RDMA_CHUNK - 1) / MAX_RDMA_CHUNK;
     size_t left = per_row * stride_chunks(x->d.count, x->d.levels);
     struct work *w = work_new(write ? WORK_WRITE : WORK_READ, c, req);
-    struct rdma_batch batch;
-    rdma_batch_init(&batch, defer);
+    struct sq_batch batch;
+    sq_batch_init(&batch, defer);
     struct stride_iter it;
     for (stride_iter_begin(&it, &walk); !it.done; stride_iter_next(&it)) {
         for (size_t off = 0; off < row; off += MAX_RDMA_CHUNK) {
             size_t n = MIN(MAX_RDMA_CHUNK, row - off);
-            rdma_batch_add(&batch, c, op, x->local + it.src_off + off, lkey, n,
-                           x->remote.server_addr + it.dst_off + off, x->remote.rkey, w, --left == 0,
-                           wanted);
+            sq_batch_add(&batch, c, op, x->local + it.src_off + off, lkey, n,
+                         x->remote.server_addr + it.dst_off + off, x->remote.rkey, w, --left == 0,
+                         wanted);
         }
     }
-    rdma_batch_flush(&batch);
+    sq_batch_flush(&batch);
 }
 
 /*
@@ -77,15 +77,15 @@ static void rdma_bounced(struct conn *c, const struct transfer *x, struct handle
     bool write = x->op == TRANSFER_PUT;
     enum ibv_wr_opcode op = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
     enum work_kind kind = write ? WORK_WRITE : WORK_READ;
-    struct rdma_batch batch;
-    rdma_batch_init(&batch, false);
+    struct sq_batch batch;
+    sq_batch_init(&batch, false);
     struct piece_walk w;
     struct stride_piece p;
     /* Reads leave a page of the buffer for landing_offset. */
     bool shift = !write && cfg.bounce_size >= 4 * PAGE_BYTES;
     piece_walk_begin(&w, x, cfg.bounce_size - (shift ? PAGE_BYTES : 0), 1);
     while (piece_walk_next(&w, &p)) {
-        rdma_batch_flush(&batch); /* bounce_wait may wait for earlier operations */
+        sq_batch_flush(&batch); /* bounce_wait may wait for earlier operations */
         struct pool_buffer *b = bounce_wait();
         size_t at =
             shift ? landing_offset(x->local + p.src_off, x->remote.server_addr + p.dst_off) : 0;
@@ -102,11 +102,11 @@ static void rdma_bounced(struct conn *c, const struct transfer *x, struct handle
         size_t left = stride_chunks(p.count, p.levels);
         struct stride_iter it;
         for (stride_iter_begin(&it, &walk); !it.done; stride_iter_next(&it))
-            rdma_batch_add(&batch, c, op, (char *)b->addr + at + it.src_off, b->lkey,
-                           (size_t)p.count[0], x->remote.server_addr + p.dst_off + it.dst_off,
-                           x->remote.rkey, f, --left == 0, true);
+            sq_batch_add(&batch, c, op, (char *)b->addr + at + it.src_off, b->lkey,
+                         (size_t)p.count[0], x->remote.server_addr + p.dst_off + it.dst_off,
+                         x->remote.rkey, f, --left == 0, true);
     }
-    rdma_batch_flush(&batch);
+    sq_batch_flush(&batch);
 }
 
 /*
@@ -123,6 +123,21 @@ void wait_server_updates(struct conn *c)
     uint64_t sent = c->io->updates_sent;
     while (c->io->updates_done < sent)
         progress_wait();
+}
+
+/* A write of len bytes (at most one bounce buffer) to raddr, copied from src into a bounce
+ * buffer first (src is free at return), counted in req until it completes. */
+static void post_write_copy(struct conn *c, const void *src, size_t len, uint64_t raddr,
+                            uint32_t rkey, struct handle *req)
+{
+    struct pool_buffer *b = bounce_wait();
+    memcpy(b->addr, src, len);
+    struct work *w = work_new(WORK_WRITE, c, req);
+    w->bounce = b; /* freed when the write completes */
+    struct sq_batch batch;
+    sq_batch_init(&batch, false);
+    sq_batch_add(&batch, c, IBV_WR_RDMA_WRITE, b->addr, b->lkey, len, raddr, rkey, w, true, true);
+    sq_batch_flush(&batch);
 }
 
 void rdma_transfer(struct conn *c, const struct transfer *x, struct handle *req, bool blocking)
@@ -148,7 +163,8 @@ void rdma_transfer(struct conn *c, const struct transfer *x, struct handle *req,
         struct handle done = {0};
         /* Zero-copy: a blocking put's source is the NIC's until its writes complete. */
         struct handle *r = put && blocking ? &done : req;
-        rdma_in_place(c, x, lkey, r, blocking, !blocking); /* a blocking get waits in issue() */
+        rdma_in_place(c, x, lkey, r, blocking,
+                      !blocking); /* a blocking get waits in transfer_issue */
         net_local_release(hold);
         if (r == &done)
             handle_wait(&done);

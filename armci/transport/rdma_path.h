@@ -10,16 +10,10 @@
 #include <stdbool.h>
 
 #include "transport/handle.h"
-#include "transport/transfer.h"
+#include "transport/transfer_desc.h"
 
 struct conn;
 
-/*
- * Put or get x by RDMA on c, counted in req. Registered memory moves in
- * place, except for a blocking put that would have to wait for its writes:
- * copying up to one bounce buffer is cheaper than the wait. Writes small
- * enough to be inlined into the work request need neither.
- */
 /*
  * Waits until the data server of c's node has applied every update sent to
  * it so far: an operation that bypasses the server (RDMA, device atomics)
@@ -27,6 +21,12 @@ struct conn;
  */
 void wait_server_updates(struct conn *c);
 
+/*
+ * Put or get x by RDMA on c, counted in req. Registered memory moves in
+ * place, except for a blocking put that would have to wait for its writes:
+ * copying up to one bounce buffer is cheaper than the wait. Writes small
+ * enough to be inlined into the work request need neither.
+ */
 void rdma_transfer(struct conn *c, const struct transfer *x, struct handle *req, bool blocking);
 
 #endif

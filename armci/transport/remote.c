@@ -1,7 +1,7 @@
 /*
- * The remote_* entry points without a data payload (remote.h): Rmw and
- * locks at the target node's data server, and fences. Puts, gets and
- * accumulates enter in entry.c.
+ * The remote_* entry points (remote.h): puts, gets and accumulates,
+ * contiguous, strided and vector, as transfers started through entry.c's
+ * transfer_start; Rmw and locks at the target node's data server; fences.
  */
 #include "transport/remote.h"
 
@@ -23,8 +23,102 @@
 #include "core/threads.h"
 #include "core/topology.h"
 #include "core/util.h"
-#include "transport/send_queue.h"
+#include "transport/requests.h"
+#include "transport/transfer_desc.h"
 #include "transport/work.h"
+
+/* ---- puts, gets and accumulates: the shapes the API layer hands over, as transfers ---- */
+
+void remote_put(const struct target *t, const void *src, size_t bytes, struct handle *req,
+                bool blocking)
+{
+    int count[1] = {(int)bytes};
+    struct transfer x = {
+        .op = TRANSFER_PUT, .local = (char *)src, .remote = *t, .d = {0, count, NULL, NULL}};
+    transfer_start(&x, req, blocking);
+}
+
+void remote_get(const struct target *t, void *dst, size_t bytes, struct handle *req, bool blocking)
+{
+    int count[1] = {(int)bytes};
+    struct transfer x = {
+        .op = TRANSFER_GET, .local = dst, .remote = *t, .d = {0, count, NULL, NULL}};
+#if ARMCI_MUTANT_IS(get_wrong_offset)
+    x.remote.server_addr += bytes > 8 ? 8 : 0;
+    count[0] -= bytes > 8 ? 8 : 0;
+#endif
+    transfer_start(&x, req, blocking);
+}
+
+void remote_acc(const struct target *t, int datatype, const void *scale, const void *src,
+                size_t bytes, struct handle *req, bool blocking)
+{
+    int count[1] = {(int)bytes};
+    struct transfer x = {.op = TRANSFER_ACC,
+                         .datatype = datatype,
+                         .scale = scale,
+                         .local = (char *)src,
+                         .remote = *t,
+                         .d = {0, count, NULL, NULL}};
+    transfer_start(&x, req, blocking);
+}
+
+void strided_remote_put(const struct target *t, const struct stride_desc *d, const char *src,
+                        struct handle *req, bool blocking)
+{
+    struct transfer x = {.op = TRANSFER_PUT, .local = (char *)src, .remote = *t, .d = *d};
+    transfer_start(&x, req, blocking);
+}
+
+void strided_remote_get(const struct target *t, const struct stride_desc *d, char *dst,
+                        struct handle *req, bool blocking)
+{
+    struct transfer x = {.op = TRANSFER_GET, .local = dst, .remote = *t, .d = *d};
+    transfer_start(&x, req, blocking);
+}
+
+void strided_remote_acc(const struct target *t, const struct stride_desc *d, int datatype,
+                        const void *scale, const char *src, struct handle *req, bool blocking)
+{
+    struct transfer x = {.op = TRANSFER_ACC,
+                         .datatype = datatype,
+                         .scale = scale,
+                         .local = (char *)src,
+                         .remote = *t,
+                         .d = *d};
+    transfer_start(&x, req, blocking);
+}
+
+void vector_remote_put(const struct target *ts, void *const *local, int n, size_t bytes,
+                       struct handle *req, bool blocking)
+{
+    struct transfer x = {
+        .op = TRANSFER_PUT, .n = n, .bytes = bytes, .locals = local, .remotes = ts};
+    transfer_start(&x, req, blocking);
+}
+
+void vector_remote_get(const struct target *ts, void *const *local, int n, size_t bytes,
+                       struct handle *req, bool blocking)
+{
+    struct transfer x = {
+        .op = TRANSFER_GET, .n = n, .bytes = bytes, .locals = local, .remotes = ts};
+    transfer_start(&x, req, blocking);
+}
+
+void vector_remote_acc(const struct target *ts, void *const *local, int n, size_t bytes,
+                       int datatype, const void *scale, struct handle *req, bool blocking)
+{
+    struct transfer x = {.op = TRANSFER_ACC,
+                         .datatype = datatype,
+                         .scale = scale,
+                         .n = n,
+                         .bytes = bytes,
+                         .locals = local,
+                         .remotes = ts};
+    transfer_start(&x, req, blocking);
+}
+
+/* ---- Rmw, locks and fences ---- */
 
 /* Sends one payload-free request and waits for its reply; returns the reply's value. */
 static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t len, int rmw_op,
@@ -32,7 +126,7 @@ static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t 
 {
     rt_lock();
     if (op == DS_LOCK)
-        reserve_lock_request();
+        request_lock_reserve();
     struct conn *c = conn_get(t->node);
     struct handle done = {0};
     int64_t result = 0;
@@ -48,11 +142,11 @@ static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t 
         .what = what};
     if (op == DS_LOCK)
         c->io->lock_waits++;
-    post_request(c, &r);
+    request_post(c, &r);
     handle_wait(&done);
     if (op == DS_LOCK) {
         c->io->lock_waits--;
-        lock_granted();
+        request_lock_granted();
     }
     conn_unpin(c);
     rt_unlock();
@@ -79,7 +173,7 @@ void remote_unlock(const struct target *t)
                              .t = t,
                              .req = handle_implicit(),
                              .what = "unlock"};
-    post_request(c, &r);
+    request_post(c, &r);
     conn_unpin(c);
     rt_unlock();
 }

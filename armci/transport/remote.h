@@ -16,15 +16,38 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "strided/stride.h"
 #include "transport/handle.h"
 #include "transport/target.h"
 
-/* Contiguous puts, gets and accumulates (as transfers: transfer.h). */
+/* Contiguous puts, gets and accumulates (as transfers: transfer_desc.h, started by entry.h). */
 void remote_put(const struct target *t, const void *src, size_t bytes, struct handle *req,
                 bool blocking);
 void remote_get(const struct target *t, void *dst, size_t bytes, struct handle *req, bool blocking);
 void remote_acc(const struct target *t, int datatype, const void *scale, const void *src,
                 size_t bytes, struct handle *req, bool blocking);
+
+/* Strided: large chunks move as one RDMA each, small ones are packed and handed to the
+ * target's data server. */
+void strided_remote_put(const struct target *t, const struct stride_desc *d, const char *src,
+                        struct handle *req, bool blocking);
+void strided_remote_get(const struct target *t, const struct stride_desc *d, char *dst,
+                        struct handle *req, bool blocking);
+void strided_remote_acc(const struct target *t, const struct stride_desc *d, int datatype,
+                        const void *scale, const char *src, struct handle *req, bool blocking);
+
+/*
+ * Vectors (armci_giov_t): segments of at least ARMCI_STRIDED_THRESHOLD
+ * bytes move as one RDMA each; smaller ones are batched, many per request,
+ * with their addresses, to the data server. ts[i] is the remote end of
+ * segment i, local[i] the local one; n segments of `bytes`.
+ */
+void vector_remote_put(const struct target *ts, void *const *local, int n, size_t bytes,
+                       struct handle *req, bool blocking);
+void vector_remote_get(const struct target *ts, void *const *local, int n, size_t bytes,
+                       struct handle *req, bool blocking);
+void vector_remote_acc(const struct target *ts, void *const *local, int n, size_t bytes,
+                       int datatype, const void *scale, struct handle *req, bool blocking);
 
 /* Read-modify-write at the target; returns the old value. */
 long remote_rmw(const struct target *t, int op, long value);

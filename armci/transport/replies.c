@@ -5,9 +5,9 @@
 #include "core/mutant.h"
 #include "core/wr_id.h"
 #include "dataserver/protocol.h"
-#include "odcm/cm.h"
+#include "odcm/conn.h"
 #include "transport/conn_io.h"
-#include "transport/send_queue.h"
+#include "transport/requests.h"
 #include "transport/work.h"
 #include "verbs/device.h"
 #include "verbs/endpoint.h"
@@ -33,7 +33,7 @@ static const char *status_name(int status)
 /* One message answered: its value or status where it wanted them, then its completion. */
 static void answered(struct work *f, int status, int64_t value)
 {
-    reply_slot_return();
+    request_slot_return();
     /* A rejection is the caller's bug, unless the caller asked for the status itself. */
     if (status != DS_OK && !f->status)
         armci_die(NULL, "the data server of node %d rejected a %s: %s", f->conn->node, f->what,
@@ -48,18 +48,18 @@ static void answered(struct work *f, int status, int64_t value)
 
 /*
  * A lock request is answered once (granted or refused at once) or twice (queued, then granted or
- * refused): it reserved a reply slot for each of the two answers (reserve_lock_request).
+ * refused): it reserved a reply slot for each of the two answers (request_lock_reserve).
  */
 static void lock_answered(struct work *f, int status)
 {
     if (status == DS_QUEUED) {
         f->lock_queued = true;
-        reply_slot_return();
+        request_slot_return();
         return;
     }
     if (!f->lock_queued)
-        reply_slot_return(); /* the slot of a queued notice that did not come */
-    answered(answer_lock(f), status, 0);
+        request_slot_return(); /* the slot of a queued notice that did not come */
+    answered(token_take_lock(f), status, 0);
 }
 
 static void in_order_answered(struct conn *c, struct ds_reply r)
@@ -68,8 +68,8 @@ static void in_order_answered(struct conn *c, struct ds_reply r)
     r.answers -= r.answers > 2;
 #endif
     for (uint32_t k = 1; k < r.answers; k++)
-        answered(answer_next(c), DS_OK, 0);
-    answered(answer_next(c), r.status, r.value);
+        answered(token_take_next(c), DS_OK, 0);
+    answered(token_take_next(c), r.status, r.value);
 }
 
 /*
@@ -82,7 +82,7 @@ static void on_reply(void *ctx, const struct ibv_wc *wc)
 {
     struct ds_reply r = *(const struct ds_reply *)recv_pool_buffer(&replies, wc);
     struct work *last = token_lookup(r.token, wc->qp_num);
-    bool fits = last && (r.answers == 0 ? !last->in_order : answers_match(last, r.answers));
+    bool fits = last && (r.answers == 0 ? !last->in_order : tokens_match(last, r.answers));
     if (!fits) {
         armci_warn("dropped a data-server reply with unknown token %llx (%u answers) on QP %u",
                    (unsigned long long)r.token, r.answers, wc->qp_num);

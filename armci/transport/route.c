@@ -8,7 +8,7 @@
 #include "core/util.h"
 #include "strided/stride.h"
 #include "transport/pieces.h"
-#include "transport/transfer.h"
+#include "transport/transfer_desc.h"
 
 /*
  * Microseconds per RDMA request (a chunk) and per data-server request, and

@@ -71,9 +71,9 @@ struct box_facts {
 
 enum box_path {
     BOX_RDMA,        /* RDMA writes or reads (rdma_path.c) */
-    BOX_SERVER_PUT,  /* put or accumulate packed into requests (server_path.c server_put) */
-    BOX_SERVER_PULL, /* put the server RDMA-reads from our registered run (pull_put) */
-    BOX_SERVER_GET,  /* get the server gathers and writes back (get_packed) */
+    BOX_SERVER_PUT,  /* put or accumulate packed into requests (server_path.c via_server_put) */
+    BOX_SERVER_PULL, /* put the server RDMA-reads from our registered run (via_server_pull) */
+    BOX_SERVER_GET,  /* get the server gathers and writes back (via_server_get) */
 };
 
 /* How a put or accumulate goes through the data server: in place or copied, piece size. */

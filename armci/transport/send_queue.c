@@ -1,25 +1,24 @@
 /*
- * The send side of a client connection (send_queue.h): room, selective
- * signaling and retiring, and posting: chains of RDMA requests, and whole
- * requests to the data server.
+ * The send queue of a client connection (send_queue.h): room, selective
+ * signaling and what a signal retires, the chain of requests not posted
+ * yet and its posting, and the lazy flushes. Requests to the data server
+ * are built in requests.c, send completions handled in retire.c.
  */
 #include "transport/send_queue.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/config.h"
+#include "common/fifo.h"
+#include "common/grow.h"
 #include "core/error.h"
 #include "core/memstat.h"
 #include "core/mutant.h"
 #include "core/util.h"
-#include "core/runtime.h"
-#include "core/topology.h"
 #include "core/wr_id.h"
-#include "odcm/cm.h"
+#include "odcm/conn.h"
 #include "transport/conn_io.h"
 #include "transport/work.h"
-#include "verbs/rc_qp.h"
 
 /* Connections with lazy works that no signaled request covers yet. */
 static struct conn **dirty;
@@ -27,21 +26,12 @@ static int ndirty, capdirty;
 
 /* Signaled requests in flight over all connections (at most SQ_SEND_BUDGET). */
 static int signaled;
-/* Reply buffers not promised to a message yet (REPLY_BUFS at first): messages that may still
- * be sent. A lock request takes two (a waiting lock is answered twice). */
-static int reply_slots;
-/* Lock requests of this process not granted yet (at most MAX_LOCK_REQUESTS). */
-static int lock_requests;
-#define MAX_LOCK_REQUESTS (REPLY_BUFS / 4)
-
 static void (*wait_progress)(void);
 
 void sq_init(void (*wait)(void))
 {
     wait_progress = wait;
     signaled = 0;
-    reply_slots = REPLY_BUFS;
-    lock_requests = 0;
 }
 
 static int signal_every(const struct conn *c)
@@ -77,19 +67,11 @@ static int chain_cap(const struct conn *c)
     return half < SQ_CHAIN_MAX ? half : SQ_CHAIN_MAX;
 }
 
-uint32_t sq_inline_max(const struct conn *c)
-{
-    return c->max_inline < SQ_CHAIN_INLINE ? c->max_inline : SQ_CHAIN_INLINE;
-}
-
-static void mark_dirty(struct conn *c)
+void sq_mark_dirty(struct conn *c)
 {
     if (c->io->sq_dirty)
         return;
-    if (ndirty == capdirty) {
-        capdirty = capdirty ? 2 * capdirty : 8;
-        dirty = xrealloc(dirty, sizeof(*dirty) * (size_t)capdirty);
-    }
+    GROW_FOR_ONE(dirty, ndirty, capdirty, 8, xrealloc);
     dirty[ndirty++] = c;
     c->io->sq_dirty = true;
 }
@@ -157,14 +139,9 @@ void sq_prepare(struct conn *c, struct ibv_send_wr *wr, struct work *w, bool las
     c->io->sq_posted++;
     if (!last)
         return;
-    w->lazy_next = NULL;
-    if (c->io->lazy_tail)
-        c->io->lazy_tail->lazy_next = w;
-    else
-        c->io->lazy_head = w;
-    c->io->lazy_tail = w;
+    FIFO_PUSH(c->io->lazy_head, c->io->lazy_tail, w, lazy_next);
     c->io->sq_lazy_pending++;
-    mark_dirty(c);
+    sq_mark_dirty(c);
 }
 
 /* c's open pack (the chain's tail) is about to be posted: nothing joins it any more. */
@@ -250,9 +227,7 @@ struct work *sq_pop_lazy(struct conn *c)
                   "internal error: a completion from node %d retires more lazy works "
                   "than were posted",
                   c->node);
-    c->io->lazy_head = w->lazy_next;
-    if (!c->io->lazy_head)
-        c->io->lazy_tail = NULL;
+    FIFO_DROP_HEAD(c->io->lazy_head, c->io->lazy_tail, lazy_next);
     return w;
 }
 
@@ -292,12 +267,7 @@ void sq_flush_all(void)
 
 void sq_forget(struct conn *c)
 {
-    for (int i = 0; i < ndirty; i++) {
-        if (dirty[i] == c) {
-            dirty[i] = dirty[--ndirty];
-            break;
-        }
-    }
+    SWAP_REMOVE(dirty, ndirty, c);
     if (c->io->sq_ring)
         memstat_add(MEM_SEND_QUEUES, -(long)(sizeof(*c->io->sq_ring) * (size_t)c->sq_depth));
     free(c->io->sq_ring);
@@ -314,74 +284,6 @@ void sq_forget(struct conn *c)
     }
 }
 
-/* The completion of one work's request, in work order (reads: the data is there). */
-static void work_request_done(struct work *f)
-{
-    switch (f->kind) {
-    case WORK_READ:
-    case WORK_WRITE:
-        work_complete(f);
-        break;
-    case WORK_MESSAGE:
-        /* The request buffer (and a payload sent in place) is free; the operation waits
-         * for its reply. */
-        bounce_free(f->bounce);
-        f->bounce = NULL;
-        if (f->sent)
-            handle_op_done(f->sent);
-        f->sent = NULL;
-        if (--f->events_left == 0)
-            work_complete(f);
-        break;
-    }
-}
-
-/*
- * A request that failed. A node whose adapter stopped acknowledging (retry
- * counter exceeded) is lost: its host is down, hung or cut off. The job
- * cannot go on without the memory and the data server of that node: say
- * which node and host, and end it.
- */
-static void failed(const struct work *f, const struct conn *c, const struct ibv_wc *wc)
-{
-    char node[160];
-    topo_describe_node(c->node, node, sizeof(node));
-    if (wc->status == IBV_WC_RETRY_EXC_ERR)
-        armci_die(NULL,
-                  "%s is lost: its adapter stopped answering (%s, after %s; "
-                  "ARMCI_IB_RETRY=%d retransmissions of ARMCI_IB_TIMEOUT=%d): "
-                  "the host is down, hung or unreachable",
-                  node, ibv_wc_status_str(wc->status), f ? f->what : "an RDMA operation",
-                  cfg.ib_retry, cfg.ib_timeout);
-    if (wc->status == IBV_WC_LOC_QP_OP_ERR)
-        armci_die(NULL,
-                  "%s to %s failed: %s: this host could not send to it (on RoCE, its own "
-                  "network link going down gives this)",
-                  f ? f->what : "an RDMA operation", node, ibv_wc_status_str(wc->status));
-    armci_die(NULL, "%s to %s failed: %s (vendor error 0x%x)", f ? f->what : "an RDMA operation",
-              node, ibv_wc_status_str(wc->status), wc->vendor_err);
-}
-
-/*
- * A signaled send completion: it retires the run of requests before it on
- * its connection (send_queue.h), the lazy works among them first, then its
- * own work if it is a work's last request (tag POINTER) rather than a
- * flush or a signal inside a run (tag CONN).
- */
-void sq_on_send_completion(void *ctx, const struct ibv_wc *wc)
-{
-    bool own = wr_id_tag(wc->wr_id) == WR_TAG_POINTER;
-    struct work *f = own ? wr_id_pointer(wc->wr_id) : NULL;
-    struct conn *c = own ? f->conn : wr_id_pointer(wc->wr_id);
-    if (wc->status != IBV_WC_SUCCESS)
-        failed(f, c, wc);
-    struct sq_retire r = sq_completed(c);
-    for (uint32_t i = 0; i < r.lazy; i++)
-        work_request_done(sq_pop_lazy(c));
-    if (f)
-        work_request_done(f);
-}
-
 static void wait_room(struct conn *c)
 {
     while (!sq_room(c))
@@ -395,49 +297,7 @@ void sq_post_awaited(struct conn *c, struct ibv_send_wr *wr, struct work *w)
     sq_post(c, wr, w->what);
 }
 
-struct pool_buffer *bounce_wait(void)
-{
-    struct pool_buffer *b;
-    while (!(b = bounce_try_get()))
-        wait_progress();
-    return b;
-}
-
-void reserve_lock_request(void)
-{
-    while (reply_slots <= 0 || lock_requests >= MAX_LOCK_REQUESTS)
-        wait_progress();
-    reply_slots--;
-    lock_requests++;
-}
-
-void lock_granted(void)
-{
-    lock_requests--;
-}
-
-void reply_slot_return(void)
-{
-    reply_slots++;
-}
-
-/* A reply slot for one more request (waits for one). */
-static void reserve_reply_slot(void)
-{
-    while (reply_slots <= 0)
-        wait_progress();
-    reply_slots--;
-}
-
-/* A credit on c for one more SEND to its data server (waits for one). */
-static void reserve_credit(struct conn *c)
-{
-    while (c->io->credits <= 0)
-        wait_progress();
-    c->io->credits--;
-}
-
-void rdma_batch_flush(struct rdma_batch *b)
+void sq_batch_flush(struct sq_batch *b)
 {
     /* Post them (with what the chain held before), unless the caller's own wait will: a
      * deferred batch nobody waits for yet stays for the next wait, progress call or post. */
@@ -446,7 +306,7 @@ void rdma_batch_flush(struct rdma_batch *b)
 #endif
     if (b->c && (b->wanted || !b->defer))
         sq_post_chain(b->c);
-    rdma_batch_init(b, b->defer);
+    sq_batch_init(b, b->defer);
 }
 
 /* c's chain, with room for one more request (a full chain is posted first). */
@@ -480,12 +340,24 @@ static int chain_append(struct conn *c, enum ibv_wr_opcode op, void *local, uint
     return i;
 }
 
-void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op, void *local,
-                    uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey, struct work *w,
-                    bool last, bool wanted)
+struct ibv_send_wr *sq_chain_append(struct conn *c, enum ibv_wr_opcode op, void *local,
+                                    uint32_t lkey, size_t len)
+{
+    int i = chain_append(c, op, local, lkey, len); /* may allocate c's chain: first */
+    return &c->io->chain->wr[i];
+}
+
+struct ibv_send_wr *sq_chain_tail(struct conn *c)
+{
+    return &c->io->chain->wr[c->io->chain->n - 1];
+}
+
+void sq_batch_add(struct sq_batch *b, struct conn *c, enum ibv_wr_opcode op, void *local,
+                  uint32_t lkey, size_t len, uint64_t raddr, uint32_t rkey, struct work *w,
+                  bool last, bool wanted)
 {
     if (b->c && b->c != c)
-        rdma_batch_flush(b);
+        sq_batch_flush(b);
     int i = chain_append(c, op, local, lkey, len);
     struct sq_chain *ch = c->io->chain;
     b->c = c;
@@ -502,166 +374,6 @@ void rdma_batch_add(struct rdma_batch *b, struct conn *c, enum ibv_wr_opcode op,
     sq_prepare(c, &ch->wr[i], w, last, wanted);
     sq_note_remote(c, raddr, rkey);
     if (b->defer)
-        mark_dirty(c); /* the next progress call posts the chain (else rdma_batch_flush) */
+        sq_mark_dirty(c); /* the next progress call posts the chain (else sq_batch_flush) */
     w->what = op == IBV_WR_RDMA_WRITE ? "RDMA write" : "RDMA read";
-}
-
-void post_write_copy(struct conn *c, const void *src, size_t len, uint64_t raddr, uint32_t rkey,
-                     struct handle *req)
-{
-    struct pool_buffer *b = bounce_wait();
-    memcpy(b->addr, src, len);
-    struct work *w = work_new(WORK_WRITE, c, req);
-    w->bounce = b; /* freed when the write completes */
-    struct rdma_batch batch;
-    rdma_batch_init(&batch, false);
-    rdma_batch_add(&batch, c, IBV_WR_RDMA_WRITE, b->addr, b->lkey, len, raddr, rkey, w, true, true);
-    rdma_batch_flush(&batch);
-}
-
-/* The header of r at `to`: as described, with what post_request fills in. */
-static struct ds_message *write_header(struct conn *c, const struct request_desc *r, void *to)
-{
-    struct ds_message *msg = to;
-    *msg = r->msg;
-    sq_note_remote(c, r->t->server_addr, r->t->rkey); /* a place a flush or a probe may name */
-    if (r->verbatim)
-        return msg;
-    msg->origin = rt.me;
-    msg->target_local = topo_local_index(r->t->proc);
-    msg->addr = r->t->server_addr + r->offset;
-    return msg;
-}
-
-/* The SEND of a message in b (len bytes), followed by the npayload pieces in payload. */
-static void post_send(struct conn *c, struct pool_buffer *b, size_t len,
-                      const struct ibv_sge *payload, int npayload, struct work *w)
-{
-    struct ibv_sge sge[RC_QP_MAX_SGE];
-    size_t total = len;
-    sge[0] = (struct ibv_sge){.addr = (uintptr_t)b->addr, .length = (uint32_t)len, .lkey = b->lkey};
-    for (int i = 0; i < npayload; i++) {
-        sge[1 + i] = payload[i];
-        total += payload[i].length;
-    }
-    struct ibv_send_wr wr = {
-        .sg_list = sge,
-        .num_sge = 1 + npayload,
-        .opcode = IBV_WR_SEND,
-    };
-    if (total <= c->max_inline)
-        wr.send_flags |= IBV_SEND_INLINE;
-    w->bounce = b;
-    w->events_left = 2;
-    sq_post_awaited(c, &wr, w); /* its send completion frees the bounce buffer */
-}
-
-/*
- * Packs: a non-blocking update's SEND waits at the tail of c's chain, and
- * the updates that follow on c join it, back to back in its buffer
- * (dataserver/protocol.h), until the chain is posted. Many small
- * accumulates then cost the server one receive and the client one credit,
- * instead of one each.
- */
-
-/* Whether r may share its SEND: an update (protocol.h) whose payload is copied behind it. */
-static bool shares_send(const struct request_desc *r)
-{
-    return ds_op_shares_send(r->msg.op) && !r->verbatim && !r->ngather && !r->reply_to_bounce &&
-           !r->sent;
-}
-
-/* Whether r fits behind the requests of c's open pack (a SEND fills a server's buffer). */
-static bool pack_has_room(const struct conn *c, const struct request_desc *r)
-{
-    return c->io->pack && c->io->pack_next + r->payload <= request_room();
-}
-
-/* Puts the SEND of w's message (len bytes in b) at the tail of c's chain, open for more. */
-static void pack_open(struct conn *c, struct pool_buffer *b, struct ds_message *msg, size_t len,
-                      struct work *w)
-{
-    int i = chain_append(c, IBV_WR_SEND, b->addr, b->lkey, len);
-    w->bounce = b;
-    w->events_left = 2;
-    sq_prepare(c, &c->io->chain->wr[i], w, true, true); /* its send completion frees the buffer */
-    mark_dirty(c); /* the next progress call posts it, if nobody waits before */
-    c->io->pack = b;
-    c->io->pack_last = msg;
-    c->io->pack_next = ds_shared_step(len - sizeof(*msg));
-}
-
-/* The work of a request: counted, awaiting its reply, with what its reply is to fill in. */
-static struct work *request_work(struct conn *c, const struct request_desc *r,
-                                 struct pool_buffer *data)
-{
-    struct work *w = work_new(WORK_MESSAGE, c, r->req);
-    /* Every request but a lock's is answered in order (dataserver/protocol.h). */
-    work_await_reply(w, r->msg.op != DS_LOCK);
-    w->result = r->result;
-    w->status = r->status;
-    w->data = data;
-    w->on_done = r->on_done;
-    w->ctx = r->ctx;
-    w->what = r->what;
-    w->server_update = ds_op_is_update(r->msg.op);
-    c->io->updates_sent += w->server_update;
-    if (r->unfenced)
-        work_not_fenced(w);
-    if (r->sent) {
-        w->sent = r->sent;
-        handle_op_started(r->sent);
-    }
-    return w;
-}
-
-/* Writes r behind the requests of c's open pack: no buffer, no credit, no SEND of its own. */
-static struct work *pack_join(struct conn *c, const struct request_desc *r)
-{
-    struct conn_io *io = c->io;
-    size_t at = io->pack_next;
-    struct ds_message *msg = write_header(c, r, (char *)io->pack->addr + at);
-    struct work *w = request_work(c, r, NULL);
-    w->events_left = 1; /* its answer: the SEND's completion is the pack's first work's */
-    msg->token = w->token;
-    if (r->fill)
-        r->fill(msg + 1, r->fill_ctx);
-#if !ARMCI_MUTANT_IS(pack_more_unset)
-    io->pack_last->more = 1;
-#endif
-    io->pack_last = msg;
-    io->pack_next = at + ds_shared_step(r->payload);
-#if ARMCI_MUTANT_IS(pack_unpadded)
-    io->pack_next = at + sizeof(*msg) + r->payload;
-#endif
-    io->chain->sge[io->chain->n - 1].length = (uint32_t)(at + sizeof(*msg) + r->payload);
-    if (!r->defer)
-        sq_post_chain(c);
-    return w;
-}
-
-struct work *post_request(struct conn *c, const struct request_desc *r)
-{
-    bool shares = shares_send(r);
-    reserve_reply_slot();
-    if (shares && pack_has_room(c, r))
-        return pack_join(c, r);
-    reserve_credit(c);
-    struct pool_buffer *b = bounce_wait();
-    struct pool_buffer *data = r->reply_to_bounce ? bounce_wait() : NULL;
-    struct work *w = request_work(c, r, data);
-    struct ds_message *msg = write_header(c, r, b->addr);
-    msg->token = w->token;
-    if (data) {
-        msg->reply_addr = (uintptr_t)data->addr;
-        msg->reply_rkey = data->rkey;
-    }
-    if (r->fill)
-        r->fill(msg + 1, r->fill_ctx);
-    size_t len = sizeof(*msg) + (r->ngather ? 0 : r->payload);
-    if (shares && r->defer)
-        pack_open(c, b, msg, len, w);
-    else
-        post_send(c, b, len, r->gather, r->ngather, w);
-    return w;
 }

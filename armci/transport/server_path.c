@@ -11,9 +11,9 @@
 #include "core/config.h"
 #include "core/util.h"
 #include "dataserver/protocol.h"
-#include "odcm/cm.h"
+#include "odcm/conn.h"
 #include "transport/progress.h"
-#include "transport/send_queue.h"
+#include "transport/requests.h"
 #include "transport/pieces.h"
 #include "transport/route.h"
 #include "verbs/memory.h"
@@ -66,7 +66,7 @@ static void fill_packed(void *to, const void *ctx)
  * completes (counted in `sent`, if given: a blocking caller waits there,
  * not for the server's answers). Otherwise each piece is packed into the
  * request's buffer, and a non-blocking caller's requests may share their
- * SEND with the updates that follow (send_queue.h, request_desc.defer).
+ * SEND with the updates that follow (requests.h, request_desc.defer).
  */
 static void send_packed(struct conn *c, const struct transfer *x, const struct server_plan *pl,
                         struct handle *req, struct handle *sent, bool blocking)
@@ -100,12 +100,12 @@ static void send_packed(struct conn *c, const struct transfer *x, const struct s
             r.fill = fill_packed;
             r.fill_ctx = &copy;
         }
-        post_request(c, &r);
+        request_post(c, &r);
     }
 }
 
-void get_packed(struct conn *c, const struct transfer *x, size_t piece_bytes, bool direct,
-                uint32_t rkey, struct handle *req)
+void via_server_get(struct conn *c, const struct transfer *x, size_t piece_bytes, bool direct,
+                    uint32_t rkey, struct handle *req)
 {
     struct piece_walk w;
     struct stride_piece p;
@@ -125,12 +125,12 @@ void get_packed(struct conn *c, const struct transfer *x, size_t piece_bytes, bo
             r.on_done = unpack_on_arrival;
             r.ctx = unpack_ctx_new(&p, local_strides(x), x->local + p.src_off);
         }
-        post_request(c, &r);
+        request_post(c, &r);
     }
 }
 
-void pull_put(struct conn *c, const struct transfer *x, size_t piece_bytes, uint32_t rkey,
-              struct handle *req, bool blocking)
+void via_server_pull(struct conn *c, const struct transfer *x, size_t piece_bytes, uint32_t rkey,
+                     struct handle *req, bool blocking)
 {
     struct handle done = {0};
     struct piece_walk w;
@@ -146,14 +146,14 @@ void pull_put(struct conn *c, const struct transfer *x, size_t piece_bytes, uint
                                  .req = blocking ? &done : req,
                                  .what = "strided put"};
         server_layout(&r.msg.stride, &p, remote_strides(x));
-        post_request(c, &r);
+        request_post(c, &r);
     }
     if (blocking)
         handle_wait(&done);
 }
 
-void server_put(struct conn *c, const struct transfer *x, const struct server_plan *pl,
-                struct handle *req, bool blocking)
+void via_server_put(struct conn *c, const struct transfer *x, const struct server_plan *pl,
+                    struct handle *req, bool blocking)
 {
     struct handle sent = {0};
     send_packed(c, x, pl, req, blocking ? &sent : NULL, blocking);

@@ -3,7 +3,8 @@
  * cut into pieces it scatters or applies (the payload gathered in place
  * from registered memory, or copied into the request), gets it gathers and
  * RDMA-writes back, and puts it pulls by RDMA read (DS_PUT_PULL). Which
- * of them a transfer takes, and how it is cut, is planned by route.h.
+ * of them a transfer takes, and how it is cut, is planned by route.h. The
+ * client side names them via_server_*; server_* names are the data server's.
  */
 #ifndef ARMCI_TRANSPORT_SERVER_PATH_H
 #define ARMCI_TRANSPORT_SERVER_PATH_H
@@ -14,14 +15,14 @@
 
 #include "transport/handle.h"
 #include "transport/route.h"
-#include "transport/transfer.h"
+#include "transport/transfer_desc.h"
 
 struct conn;
 
 /* Puts and accumulates through the server as planned: a blocking call returns when the source
  * may be reused (copied, or sent). */
-void server_put(struct conn *c, const struct transfer *x, const struct server_plan *pl,
-                struct handle *req, bool blocking);
+void via_server_put(struct conn *c, const struct transfer *x, const struct server_plan *pl,
+                    struct handle *req, bool blocking);
 
 /*
  * Gets in pieces of piece_bytes: the server gathers each piece and
@@ -29,8 +30,8 @@ void server_put(struct conn *c, const struct transfer *x, const struct server_pl
  * registered run (`direct`, rkey), else into a bounce buffer unpacked on
  * arrival.
  */
-void get_packed(struct conn *c, const struct transfer *x, size_t piece_bytes, bool direct,
-                uint32_t rkey, struct handle *req);
+void via_server_get(struct conn *c, const struct transfer *x, size_t piece_bytes, bool direct,
+                    uint32_t rkey, struct handle *req);
 
 /*
  * A strided put whose source is one registered run (rkey): its requests
@@ -39,7 +40,7 @@ void get_packed(struct conn *c, const struct transfer *x, size_t piece_bytes, bo
  * until the server has read it, i.e. until it answers: a blocking put waits
  * for that (the put is then complete at the target too).
  */
-void pull_put(struct conn *c, const struct transfer *x, size_t piece_bytes, uint32_t rkey,
-              struct handle *req, bool blocking);
+void via_server_pull(struct conn *c, const struct transfer *x, size_t piece_bytes, uint32_t rkey,
+                     struct handle *req, bool blocking);
 
 #endif

@@ -20,8 +20,8 @@
 #include <stdint.h>
 
 #include "core/config.h"
-#include "odcm/cm.h"
-#include "transport/send_queue.h"
+#include "odcm/conn.h"
+#include "transport/requests.h"
 #include "transport/pieces.h"
 #include "transport/progress.h"
 #include "transport/rdma_path.h"
@@ -80,13 +80,13 @@ static void issue_box(struct conn *c, const struct transfer *x, struct handle *r
         break;
     case BOX_SERVER_PUT:
         plan.server.lkey = lkey;
-        server_put(c, x, &plan.server, req, blocking);
+        via_server_put(c, x, &plan.server, req, blocking);
         break;
     case BOX_SERVER_PULL:
-        pull_put(c, x, plan.piece_bytes, rkey, req, blocking);
+        via_server_pull(c, x, plan.piece_bytes, rkey, req, blocking);
         break;
     case BOX_SERVER_GET:
-        get_packed(c, x, plan.piece_bytes, facts.direct, rkey, req);
+        via_server_get(c, x, plan.piece_bytes, facts.direct, rkey, req);
         break;
     }
     net_local_release(hold);

@@ -12,7 +12,7 @@
 #include "core/config.h"
 #include "core/util.h"
 #include "dataserver/protocol.h"
-#include "transport/send_queue.h"
+#include "transport/requests.h"
 #include "transport/work.h"
 #include "transport/pieces.h"
 #include "transport/route.h"
@@ -95,7 +95,7 @@ static void send_vector_batch(struct conn *c, const struct transfer *x, int firs
         r.on_done = scatter_on_arrival;
         r.ctx = s;
     }
-    post_request(c, &r);
+    request_post(c, &r);
 }
 
 void vector_send_batched(struct conn *c, const struct transfer *x, int per_request,

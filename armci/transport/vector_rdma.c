@@ -40,10 +40,10 @@ static void scatter_arrived(struct work *f)
 }
 
 /* Segments [first, first + k) of get x read into one bounce buffer, as one work. */
-static void get_into_bounce(struct rdma_batch *batch, struct conn *c, const struct transfer *x,
+static void get_into_bounce(struct sq_batch *batch, struct conn *c, const struct transfer *x,
                             int first, int k, struct handle *req)
 {
-    rdma_batch_flush(batch); /* bounce_wait may wait for earlier operations */
+    sq_batch_flush(batch); /* bounce_wait may wait for earlier operations */
     struct pool_buffer *b = bounce_wait();
     struct vector_scatter *s = xmalloc(sizeof(*s) + sizeof(void *) * (size_t)k);
     s->k = k;
@@ -55,16 +55,16 @@ static void get_into_bounce(struct rdma_batch *batch, struct conn *c, const stru
     f->ctx = s;
     for (int i = 0; i < k; i++) {
         const struct target *t = &x->remotes[first + i];
-        rdma_batch_add(batch, c, IBV_WR_RDMA_READ, (char *)b->addr + (size_t)i * x->bytes, b->lkey,
-                       x->bytes, t->server_addr, t->rkey, f, i == k - 1, true);
+        sq_batch_add(batch, c, IBV_WR_RDMA_READ, (char *)b->addr + (size_t)i * x->bytes, b->lkey,
+                     x->bytes, t->server_addr, t->rkey, f, i == k - 1, true);
     }
 }
 
 /* Segments [first, first + k) of put x packed into one bounce buffer and written from it. */
-static void put_from_bounce(struct rdma_batch *batch, struct conn *c, const struct transfer *x,
+static void put_from_bounce(struct sq_batch *batch, struct conn *c, const struct transfer *x,
                             int first, int k, struct handle *req)
 {
-    rdma_batch_flush(batch);
+    sq_batch_flush(batch);
     struct pool_buffer *b = bounce_wait();
     struct work *f = work_new(WORK_WRITE, c, req);
     f->bounce = b;
@@ -72,20 +72,20 @@ static void put_from_bounce(struct rdma_batch *batch, struct conn *c, const stru
         char *at = (char *)b->addr + (size_t)i * x->bytes;
         const struct target *t = &x->remotes[first + i];
         memcpy(at, x->locals[first + i], x->bytes);
-        rdma_batch_add(batch, c, IBV_WR_RDMA_WRITE, at, b->lkey, x->bytes, t->server_addr, t->rkey,
-                       f, i == k - 1, false);
+        sq_batch_add(batch, c, IBV_WR_RDMA_WRITE, at, b->lkey, x->bytes, t->server_addr, t->rkey, f,
+                     i == k - 1, false);
     }
 }
 
 /* Every segment of put x copied into the chain itself: its sources are free at once. */
-static void put_inline(struct rdma_batch *batch, struct conn *c, const struct transfer *x,
+static void put_inline(struct sq_batch *batch, struct conn *c, const struct transfer *x,
                        struct handle *req)
 {
     struct work *f = work_new(WORK_WRITE, c, req);
     for (int i = 0; i < x->n; i++) {
         const struct target *t = &x->remotes[i];
-        rdma_batch_add(batch, c, IBV_WR_RDMA_WRITE, x->locals[i], 0, x->bytes, t->server_addr,
-                       t->rkey, f, i == x->n - 1, false);
+        sq_batch_add(batch, c, IBV_WR_RDMA_WRITE, x->locals[i], 0, x->bytes, t->server_addr,
+                     t->rkey, f, i == x->n - 1, false);
     }
 }
 
@@ -94,11 +94,11 @@ void rdma_vector(struct conn *c, const struct transfer *x, struct handle *req, b
 #if !ARMCI_MUTANT_IS(vector_chain_overtakes)
     wait_server_updates(c);
 #endif
-    struct rdma_batch batch;
+    struct sq_batch batch;
     /* A blocking get waits for its reads: they go now. A put's sources are copied either way,
      * so its writes may wait in the chain for the next post, wait or fence. */
     bool get = x->op == TRANSFER_GET;
-    rdma_batch_init(&batch, !blocking || !get);
+    sq_batch_init(&batch, !blocking || !get);
     if (!get && x->bytes <= sq_inline_max(c)) {
         put_inline(&batch, c, x, req);
     } else {
@@ -111,5 +111,5 @@ void rdma_vector(struct conn *c, const struct transfer *x, struct handle *req, b
                 put_from_bounce(&batch, c, x, first, k, req);
         }
     }
-    rdma_batch_flush(&batch);
+    sq_batch_flush(&batch);
 }

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 #include "transport/handle.h"
-#include "transport/transfer.h"
+#include "transport/transfer_desc.h"
 
 struct conn;
 

@@ -5,10 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fifo.h"
 #include "core/config.h"
 #include "core/memstat.h"
 #include "core/util.h"
-#include "odcm/cm.h"
+#include "odcm/conn.h"
 #include "transport/conn_io.h"
 #include "verbs/memory.h"
 
@@ -26,9 +27,11 @@ static uint32_t nreply_slots, reply_free_head = UINT32_MAX;
 /* ---- bounce buffers ---- */
 
 static struct buffer_pool bounces;
+static void (*wait_progress)(void);
 
-void bounce_pool_init(void)
+void bounce_pool_init(void (*wait)(void))
 {
+    wait_progress = wait;
     /* Remote write too: the data server writes packed get data straight into them. */
     buffer_pool_create(&bounces, "ARMCI_Init", "bounce buffers", cfg.bounce_count, cfg.bounce_size,
                        true, MEM_BUF_BOUNCE);
@@ -42,6 +45,14 @@ void bounce_pool_fini(void)
 struct pool_buffer *bounce_try_get(void)
 {
     return buffer_pool_get(&bounces);
+}
+
+struct pool_buffer *bounce_wait(void)
+{
+    struct pool_buffer *b;
+    while (!(b = bounce_try_get()))
+        wait_progress();
+    return b;
 }
 
 void bounce_free(struct pool_buffer *b)
@@ -168,12 +179,7 @@ uint64_t work_await_reply(struct work *f, bool in_order)
     f->token = token_issue(f);
     f->in_order = in_order;
     if (in_order) {
-        f->answer_next = NULL;
-        if (c->io->awaiting_tail)
-            c->io->awaiting_tail->answer_next = f;
-        else
-            c->io->awaiting_head = f;
-        c->io->awaiting_tail = f;
+        FIFO_PUSH(c->io->awaiting_head, c->io->awaiting_tail, f, answer_next);
     }
     return f->token;
 }
@@ -199,7 +205,7 @@ static void token_release(struct work *f)
     reply_free_head = (uint32_t)f->token;
 }
 
-bool answers_match(const struct work *last, uint32_t n)
+bool tokens_match(const struct work *last, uint32_t n)
 {
     if (!last->in_order || n == 0)
         return false;
@@ -209,17 +215,15 @@ bool answers_match(const struct work *last, uint32_t n)
     return w == last;
 }
 
-struct work *answer_next(struct conn *c)
+struct work *token_take_next(struct conn *c)
 {
     struct work *w = c->io->awaiting_head;
-    c->io->awaiting_head = w->answer_next;
-    if (!c->io->awaiting_head)
-        c->io->awaiting_tail = NULL;
+    FIFO_DROP_HEAD(c->io->awaiting_head, c->io->awaiting_tail, answer_next);
     token_release(w);
     return w;
 }
 
-struct work *answer_lock(struct work *f)
+struct work *token_take_lock(struct work *f)
 {
     token_release(f);
     return f;

@@ -21,10 +21,14 @@ struct conn;
  * The client's bounce buffers: cfg.bounce_count registered buffers of
  * cfg.bounce_size bytes, for data copied on its way out (packed puts,
  * request messages) or on its way in (packed gets). Taking one never waits
- * here: send_queue.h's bounce_wait makes progress until one is free.
+ * here (bounce_try_get); bounce_wait makes progress until one is free.
  */
 
-void bounce_pool_init(void);
+/* `wait` is how bounce_wait waits: the progress engine's progress_wait, which sits above
+ * this file (completions give buffers back). */
+void bounce_pool_init(void (*wait)(void));
+/* A free bounce buffer: waits (making progress) for one. */
+struct pool_buffer *bounce_wait(void);
 void bounce_pool_fini(void);
 
 /* A free buffer, or NULL when all are in use. */
@@ -82,10 +86,10 @@ uint64_t work_await_reply(struct work *f, bool in_order);
 struct work *token_lookup(uint64_t token, uint32_t qp_num);
 /* Whether `last` ends the n oldest in-order messages awaiting answers on its connection (what
  * a reply answering n requests up to `last` must find; struct ds_reply). */
-bool answers_match(const struct work *last, uint32_t n);
+bool tokens_match(const struct work *last, uint32_t n);
 /* Takes the oldest in-order message of c awaiting its answer (its token becomes void). */
-struct work *answer_next(struct conn *c);
+struct work *token_take_next(struct conn *c);
 /* Takes lock request f, answered on its own (its token becomes void). */
-struct work *answer_lock(struct work *f);
+struct work *token_take_lock(struct work *f);
 
 #endif

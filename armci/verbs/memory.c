@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "core/config.h"
 #include "core/error.h"
 #include "core/topology.h"
@@ -84,10 +85,7 @@ struct net_mr *net_reg_user(const char *call, void *addr, size_t len)
     struct net_mr *m = xmalloc(sizeof(*m));
     *m = (struct net_mr){.mr = mr, .addr = addr, .len = len, .lkey = mr->lkey, .rkey = mr->rkey};
     m->user = true;
-    if (nuser == capuser) {
-        capuser = capuser ? 2 * capuser : 16;
-        user_regions = xrealloc(user_regions, sizeof(*user_regions) * (size_t)capuser);
-    }
+    GROW_FOR_ONE(user_regions, nuser, capuser, 16, xrealloc);
     int at = user_upper_bound((uintptr_t)addr);
     memmove(&user_regions[at + 1], &user_regions[at], sizeof(*user_regions) * (size_t)(nuser - at));
     user_regions[at] = m;

@@ -8,6 +8,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "common/fifo.h"
 #include "core/error.h"
 #include "core/util.h"
 
@@ -90,9 +91,7 @@ static void *maker(void *arg)
         /* Connections first: someone waits for them. */
         if (p->todo) {
             struct transition *t = p->todo;
-            p->todo = t->next;
-            if (!p->todo)
-                p->todo_tail = NULL;
+            FIFO_DROP_HEAD(p->todo, p->todo_tail, next);
             pthread_mutex_unlock(&p->lock);
             const char *step;
             int rc = transition(t, &step);
@@ -197,11 +196,7 @@ void qp_pool_connect(struct qp_pool *p, struct ibv_qp *qp, const struct verbs_ad
     struct transition *t = xmalloc(sizeof(*t));
     *t = (struct transition){qp, *remote, my_psn, tag, NULL};
     pthread_mutex_lock(&p->lock);
-    if (p->todo_tail)
-        p->todo_tail->next = t;
-    else
-        p->todo = t;
-    p->todo_tail = t;
+    FIFO_PUSH(p->todo, p->todo_tail, t, next);
     start_threads(p, p->nthreads);
     pthread_cond_signal(&p->wake);
     pthread_mutex_unlock(&p->lock);

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """The runtime's layers depend only downward (README, "Code map").
 
-Every file under armci/ belongs to the layer of its folder; a file may
+Every file under armci/ (and common/, the header-only helpers at the
+bottom) belongs to the layer of its folder; a file may
 include headers of its own layer or of layers below it, never above. The
 transport and the data server are peers that share only the wire protocol
-(dataserver/protocol.h). Prints every violation and fails if there is one.
+(dataserver/protocol.h). Inside armci/transport/ the files have an order of
+their own (README, Code map, bottom up): a file there may include the
+headers of its own file or of files below it in TRANSPORT, never above.
+Prints every violation and fails if there is one.
 
 Usage: test_layers.py SOURCE_ROOT
 """
@@ -14,7 +18,7 @@ import sys
 
 # Bottom up. A folder not listed here is an error: every file has a layer.
 LAYERS = [
-    ("core", ["armci/core", "armci/strided"]),
+    ("core", ["common", "armci/core", "armci/strided"]),
     ("verbs", ["armci/verbs"]),
     ("odcm", ["armci/odcm"]),
     ("transport", ["armci/transport"]),
@@ -23,6 +27,35 @@ LAYERS = [
     ("init", ["armci/init.c"]),
 ]
 RANK = {"core": 0, "verbs": 1, "odcm": 2, "transport": 3, "dataserver": 3, "api": 4, "init": 5}
+# armci/transport/, bottom up, by file name without .c/.h (x.h goes with x.c). The first
+# three are types only.
+TRANSPORT = [
+    "target",         # where a range of another process's segment is
+    "conn_io",        # the transport's state of a connection
+    "transfer_desc",  # struct transfer: one put, get or accumulate
+    "handle",         # what operations count in
+    "work",           # works in flight, bounce buffers, reply tokens
+    "send_queue",     # room, signaling, the chain of requests, lazy flushes
+    "requests",       # requests to the data server: slots, credits, packs
+    "retire",         # send completions
+    "replies",        # reply buffers
+    "liveness",       # probes of quiet nodes
+    "progress",       # the progress engine
+    "pieces",         # cutting a box into pieces
+    "route",          # the choice of path
+    "rdma_path",
+    "server_path",
+    "vector_path",
+    "vector_rdma",
+    "transfer",       # transfer_issue: which path
+    "entry",          # transfer_start; connections, transport side
+    "atomic_path",    # Rmw by device atomics
+    "remote",         # the remote_* entry points
+    "raw",            # hand-made requests for the tests
+    "client",         # setup, the connection manager's callbacks
+]
+TRANSPORT_RANK = {name: i for i, name in enumerate(TRANSPORT)}
+
 # The one header the two peers share.
 PEER_SHARED = {"armci/dataserver/protocol.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -36,11 +69,16 @@ def layer_of(path):
     return None
 
 
+def transport_rank(path):
+    """The place of a file of armci/transport/ in TRANSPORT, or None."""
+    return TRANSPORT_RANK.get(os.path.splitext(os.path.basename(path))[0])
+
+
 def main(root):
-    armci = os.path.join(root, "armci")
+    tops = [os.path.join(root, "armci"), os.path.join(root, "common")]
     problems = []
     files = 0
-    for folder, _, names in os.walk(armci):
+    for folder, _, names in (w for top in tops for w in os.walk(top)):
         for name in sorted(names):
             if not name.endswith((".c", ".h")):
                 continue
@@ -50,12 +88,16 @@ def main(root):
             if mine is None:
                 problems.append(f"{path}: in no layer (add its folder to LAYERS)")
                 continue
+            if mine == "transport" and transport_rank(path) is None:
+                problems.append(f"{path}: not in the transport's order (add it to TRANSPORT)")
+                continue
             with open(os.path.join(root, path), encoding="utf-8") as f:
                 text = f.read()
             for inc in INCLUDE.findall(text):
-                # As the compiler looks: beside the file, then from armci/ (-I armci).
+                # As the compiler looks: beside the file, then from armci/ (-I armci), then from
+                # the root (common/).
                 target = None
-                for base in (os.path.dirname(path), "armci"):
+                for base in (os.path.dirname(path), "armci", "."):
                     candidate = os.path.normpath(os.path.join(base, inc))
                     if os.path.exists(os.path.join(root, candidate)):
                         target = candidate
@@ -70,12 +112,17 @@ def main(root):
                 elif theirs != mine and RANK[theirs] == RANK[mine] and target not in PEER_SHARED:
                     problems.append(f"{path} ({mine}) includes {target} ({theirs}): peers share "
                                     "only the wire protocol")
+                elif mine == theirs == "transport" and transport_rank(target) is not None and \
+                        transport_rank(target) > transport_rank(path):
+                    problems.append(f"{path} includes {target}: a file above it in the "
+                                    "transport's order (TRANSPORT)")
     for p in problems:
         print(p)
     if problems:
         print(f"FAIL: {len(problems)} include(s) against the layering")
         return 1
-    print(f"PASS: {files} files, every include goes to the same layer or below")
+    print(f"PASS: {files} files, every include goes to the same layer or below, "
+          f"and in transport/ ({len(TRANSPORT)} files) to the same file or below")
     return 0
 
 

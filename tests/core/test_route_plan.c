@@ -18,7 +18,7 @@
 #include "dataserver/protocol.h"
 #include "transport/pieces.h"
 #include "transport/route.h"
-#include "transport/transfer.h"
+#include "transport/transfer_desc.h"
 
 #include <armci.h>
 

@@ -1,11 +1,11 @@
 /*
- * Completion tracking for non-blocking operations. An armci_hdl_t refers to
+ * The user's handles: completion tracking for non-blocking operations. An armci_hdl_t refers to
  * a handle state (slot index + generation, packed in the handle's two ints); a
  * NULL handle means the implicit handle, completed by WaitAll/Fence.
  * Aggregate handles collect any number of operations in one handle state.
  */
-#ifndef ARMCI_API_HANDLES_H
-#define ARMCI_API_HANDLES_H
+#ifndef ARMCI_API_USER_HANDLES_H
+#define ARMCI_API_USER_HANDLES_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-#include "api/handles.h"
+#include "api/user_handles.h"
 
 #include <stdlib.h>
 

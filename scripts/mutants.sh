@@ -35,7 +35,7 @@ rmw_swap_no_retry rmw-mixed-4x2
 lock_queue_lifo lock-fifo-4x1
 stride_ignored strided-4x1
 vector_piece_skipped strided-4x1
-vector_chain_slot_shifted strided-4x1
+vector_scatter_shifted strided-4x1
 vector_chain_overtakes ordering-4x2
 ud_retransmission_dropped udloss-alltoall-6x1-overlap
 msg_op_ignored msg-4x2

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/config.h"
+#include "core/mutant.h"
 #include "core/util.h"
 #include "transport/work.h"
 
@@ -89,6 +90,34 @@ void unpack_on_completion(struct work *f, struct pool_buffer *data, size_t at,
     struct unpack_ctx *u = unpack_ctx_new(p, strides, dst);
     u->at = at;
     f->ctx = u;
+}
+
+struct scatter_ctx {
+    int k;
+    size_t bytes;
+    void *dst[];
+};
+
+struct scatter_ctx *scatter_ctx_new(void *const *dst, int k, size_t bytes)
+{
+    struct scatter_ctx *s = xmalloc(sizeof(*s) + sizeof(void *) * (size_t)k);
+    s->k = k;
+    s->bytes = bytes;
+    memcpy(s->dst, dst, sizeof(void *) * (size_t)k);
+    return s;
+}
+
+void scatter_on_arrival(struct work *f)
+{
+    struct scatter_ctx *s = f->ctx;
+    for (int i = 0; i < s->k; i++) {
+        size_t slot = (size_t)i;
+#if ARMCI_MUTANT_IS(vector_scatter_shifted)
+        slot = (slot + 1) % (size_t)s->k;
+#endif
+        memcpy(s->dst[i], (char *)f->data->addr + slot * s->bytes, s->bytes);
+    }
+    free(s);
 }
 
 bool local_contiguous(const struct transfer *x)

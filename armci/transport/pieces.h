@@ -38,6 +38,12 @@ static inline const int *remote_strides(const struct transfer *x)
 /* Whether x's local side is one contiguous run (its strides are those of its packed image). */
 bool local_contiguous(const struct transfer *x);
 
+/* A vector get's k segments of `bytes` each, packed back to back in a buffer, scattered to
+ * dst[0..k-1] when they have arrived: the ctx of a work whose on_done is scatter_on_arrival,
+ * which copies them out of the work's data buffer and frees the ctx. */
+struct scatter_ctx *scatter_ctx_new(void *const *dst, int k, size_t bytes);
+void scatter_on_arrival(struct work *f);
+
 /*
  * Wraps stride_pieces so that rows longer than max_bytes are split too
  * (into runs of whole `unit`s: an accumulate never splits an element).

@@ -71,10 +71,13 @@ void progress_init(void (*poll_hook)(void))
     after_poll = poll_hook;
 }
 
+static void check_async_events(void);
+
 void progress_fini(void)
 {
     if (!client_cq.cq)
         return;
+    check_async_events(); /* a port that came back meanwhile is said before we go */
     replies_fini();
     endpoint_destroy(&client_cq);
     client_cq = (struct endpoint){0};
@@ -122,9 +125,35 @@ static int block_timeout_ms(void)
  * instead of waiting for it forever. Events of the data server's QPs (same
  * device context in the master) are the server's business: ignored here.
  */
+/*
+ * This process's port went down or came back: said on stderr, so that an
+ * outage the RC retransmissions rode out is seen, with how long it lasted.
+ */
+static double port_down_since = -1;
+
+static void port_event(enum ibv_event_type type)
+{
+    if (type == IBV_EVENT_PORT_ERR && port_down_since < 0) {
+        port_down_since = now_seconds();
+        armci_warn("port %d of %s went down (%s): requests are retransmitted for up to "
+                   "ARMCI_IB_RETRY=%d x ARMCI_IB_TIMEOUT=%d",
+                   vdev.port, vdev.name, ibv_event_type_str(type), cfg.ib_retry, cfg.ib_timeout);
+    } else if (type == IBV_EVENT_PORT_ACTIVE && port_down_since >= 0) {
+        armci_warn("port %d of %s is up again (%s) after %.1f s", vdev.port, vdev.name,
+                   ibv_event_type_str(type), now_seconds() - port_down_since);
+        port_down_since = -1;
+    }
+}
+
+/* Events are looked at when a wait sleeps, and at least this often by one that keeps
+ * spinning (each look is a system call). */
+#define EVENTS_EVERY_SECONDS 0.05
+static double events_checked;
+
 static void check_async_events(void)
 {
     struct ibv_async_event ev;
+    events_checked = now_seconds();
     while (verbs_next_async_event(&ev)) {
         bool qp_error = ev.event_type == IBV_EVENT_QP_FATAL ||
                         ev.event_type == IBV_EVENT_QP_REQ_ERR ||
@@ -133,6 +162,7 @@ static void check_async_events(void)
         struct conn *c = qp_error ? cm_conn_by_qp(ev.element.qp) : NULL;
         enum ibv_event_type type = ev.event_type;
         ibv_ack_async_event(&ev);
+        port_event(type);
         if (c && c->io->outstanding > 0)
             armci_die(NULL,
                       "the connection to the data server of node %d failed (%s) with %d "
@@ -159,7 +189,9 @@ static void wait_once(void)
         rt_lock_resume(held);
         return;
     }
-    double spin_until = now_seconds() + SPIN_SECONDS;
+    double now = now_seconds(), spin_until = now + SPIN_SECONDS;
+    if (now - events_checked >= EVENTS_EVERY_SECONDS)
+        check_async_events();
     do {
         if (poll_all())
             return;

@@ -11,6 +11,7 @@
 #include "odcm/conn.h"
 #include "transport/send_queue.h"
 #include "transport/work.h"
+#include "verbs/device.h"
 
 /* The completion of one work's request, in work order (reads: the data is there). */
 static void work_request_done(struct work *f)
@@ -38,12 +39,21 @@ static void work_request_done(struct work *f)
  * A request that failed. A node whose adapter stopped acknowledging (retry
  * counter exceeded) is lost: its host is down, hung or cut off. The job
  * cannot go on without the memory and the data server of that node: say
- * which node and host, and end it.
+ * which node and host, and end it. Unless this end's own port is down:
+ * then it is our link that failed, and no other node is to blame.
  */
 static void failed(const struct work *f, const struct conn *c, const struct ibv_wc *wc)
 {
     char node[160];
     topo_describe_node(c->node, node, sizeof(node));
+    if ((wc->status == IBV_WC_RETRY_EXC_ERR || wc->status == IBV_WC_LOC_QP_OP_ERR) &&
+        verbs_port_state() != IBV_PORT_ACTIVE)
+        armci_die(NULL,
+                  "port %d of %s on this host is down (%s): its own link failed, not %s (%s, "
+                  "after %s; ARMCI_IB_RETRY=%d retransmissions of ARMCI_IB_TIMEOUT=%d)",
+                  vdev.port, vdev.name, ibv_port_state_str(verbs_port_state()), node,
+                  ibv_wc_status_str(wc->status), f ? f->what : "an RDMA operation", cfg.ib_retry,
+                  cfg.ib_timeout);
     if (wc->status == IBV_WC_RETRY_EXC_ERR)
         armci_die(NULL,
                   "%s is lost: its adapter stopped answering (%s, after %s; "

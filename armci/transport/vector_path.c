@@ -28,21 +28,6 @@ int vector_batch(enum transfer_op op, size_t bytes)
     return (int)k;
 }
 
-/* Where the gathered segments of a vector get go when they arrive. */
-struct scatter_ctx {
-    int k;
-    size_t bytes;
-    void *dst[];
-};
-
-static void scatter_on_arrival(struct work *f)
-{
-    struct scatter_ctx *s = f->ctx;
-    for (int i = 0; i < s->k; i++)
-        memcpy(s->dst[i], (char *)f->data->addr + (size_t)i * s->bytes, s->bytes);
-    free(s);
-}
-
 /* k segments of x from index first: their addresses, then (put, acc) their data. */
 struct segments {
     const struct transfer *x;
@@ -87,13 +72,9 @@ static void send_vector_batch(struct conn *c, const struct transfer *x, int firs
         memcpy(r.msg.scale, x->scale, acc_elem_size(x->datatype));
     }
     if (x->op == TRANSFER_GET) {
-        struct scatter_ctx *s = xmalloc(sizeof(*s) + sizeof(void *) * (size_t)k);
-        s->k = k;
-        s->bytes = x->bytes;
-        memcpy(s->dst, x->locals + first, sizeof(void *) * (size_t)k);
         r.reply_to_bounce = true;
         r.on_done = scatter_on_arrival;
-        r.ctx = s;
+        r.ctx = scatter_ctx_new(x->locals + first, k, x->bytes);
     }
     request_post(c, &r);
 }

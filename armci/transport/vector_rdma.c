@@ -9,35 +9,15 @@
  */
 #include "transport/vector_rdma.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/config.h"
 #include "core/mutant.h"
 #include "core/util.h"
+#include "transport/pieces.h"
 #include "transport/rdma_path.h"
 #include "transport/send_queue.h"
 #include "transport/work.h"
-
-/* Where the segments a bounce buffer holds go when its reads complete. */
-struct vector_scatter {
-    int k;
-    size_t bytes;
-    void *dst[];
-};
-
-static void scatter_arrived(struct work *f)
-{
-    struct vector_scatter *s = f->ctx;
-    for (int i = 0; i < s->k; i++) {
-        size_t slot = (size_t)i;
-#if ARMCI_MUTANT_IS(vector_chain_slot_shifted)
-        slot = (slot + 1) % (size_t)s->k;
-#endif
-        memcpy(s->dst[i], (char *)f->data->addr + slot * s->bytes, s->bytes);
-    }
-    free(s);
-}
 
 /* Segments [first, first + k) of get x read into one bounce buffer, as one work. */
 static void get_into_bounce(struct sq_batch *batch, struct conn *c, const struct transfer *x,
@@ -45,14 +25,10 @@ static void get_into_bounce(struct sq_batch *batch, struct conn *c, const struct
 {
     sq_batch_flush(batch); /* bounce_wait may wait for earlier operations */
     struct pool_buffer *b = bounce_wait();
-    struct vector_scatter *s = xmalloc(sizeof(*s) + sizeof(void *) * (size_t)k);
-    s->k = k;
-    s->bytes = x->bytes;
-    memcpy(s->dst, x->locals + first, sizeof(void *) * (size_t)k);
     struct work *f = work_new(WORK_READ, c, req);
     f->data = b;
-    f->on_done = scatter_arrived;
-    f->ctx = s;
+    f->on_done = scatter_on_arrival;
+    f->ctx = scatter_ctx_new(x->locals + first, k, x->bytes);
     for (int i = 0; i < k; i++) {
         const struct target *t = &x->remotes[first + i];
         sq_batch_add(batch, c, IBV_WR_RDMA_READ, (char *)b->addr + (size_t)i * x->bytes, b->lkey,

@@ -152,6 +152,14 @@ bool verbs_next_async_event(struct ibv_async_event *ev)
     return false;
 }
 
+enum ibv_port_state verbs_port_state(void)
+{
+    struct ibv_port_attr pattr;
+    if (!vdev.ctx || ibv_query_port(vdev.ctx, vdev.port, &pattr))
+        return IBV_PORT_ACTIVE;
+    return pattr.state;
+}
+
 void verbs_device_close(void)
 {
     if (vdev.pd && ibv_dealloc_pd(vdev.pd))

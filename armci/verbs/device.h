@@ -45,6 +45,10 @@ struct verbs_addr verbs_my_addr(uint32_t qpn, uint32_t psn);
  * (ibv_ack_async_event). False when there is none. */
 bool verbs_next_async_event(struct ibv_async_event *ev);
 
+/* The state of this process's port now (IBV_PORT_ACTIVE when it cannot be queried): a request
+ * that failed while it is down failed for this end's link, not for the peer's. */
+enum ibv_port_state verbs_port_state(void);
+
 /* Address vector towards `peer` (for RTR and for UD address handles). */
 void verbs_fill_ah_attr(struct ibv_ah_attr *ah, const struct verbs_addr *peer);
 

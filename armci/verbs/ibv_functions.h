@@ -59,6 +59,7 @@
       (ctx, ev))                                                                                   \
     XV(ibv_ack_async_event, (struct ibv_async_event * ev), (ev))                                   \
     X(const char *, ibv_wc_status_str, (enum ibv_wc_status status), (status))                      \
-    X(const char *, ibv_event_type_str, (enum ibv_event_type ev), (ev))
+    X(const char *, ibv_event_type_str, (enum ibv_event_type ev), (ev))                            \
+    X(const char *, ibv_port_state_str, (enum ibv_port_state st), (st))
 
 #endif

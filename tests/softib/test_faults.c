@@ -208,66 +208,76 @@ static void own_port_ud(int fd, void *arg)
     t_dev_close(&d);
 }
 
+/* One end of an RC connection between two processes: a device, a buffer, a CQ and a QP. */
+struct rc_end {
+    struct t_dev d;
+    uint8_t *buf;
+    struct ibv_mr *mr;
+    struct ibv_cq *cq;
+    struct ibv_qp *qp;
+    struct t_addr me, peer;
+};
+
+/* Opens the device, makes the end and connects it over fd (the child sends its address first;
+ * retry budget ~2 ms: timeout 8, 1 retry). */
+static void rc_end_up(struct rc_end *e, int fd, bool child)
+{
+    t_dev_open(&e->d);
+    e->buf = t_alloc(BUFSZ);
+    e->mr = ibv_reg_mr(e->d.pd, e->buf, BUFSZ, T_ACCESS_ALL);
+    e->cq = ibv_create_cq(e->d.ctx, 16, NULL, NULL, 0);
+    REQUIRE(e->mr && e->cq, "reg_mr, create_cq");
+    e->qp = t_qp(&e->d, e->cq, IBV_QPT_RC, 8, NULL);
+    t_addr_of(&e->d, e->qp, &e->me);
+    e->me.addr = (uintptr_t)e->buf;
+    e->me.rkey = e->mr->rkey;
+    if (child) {
+        t_send(fd, &e->me, sizeof(e->me));
+        t_recv(fd, &e->peer, sizeof(e->peer));
+    } else {
+        t_recv(fd, &e->peer, sizeof(e->peer));
+        t_send(fd, &e->me, sizeof(e->me));
+    }
+    REQUIRE(t_rc_init(e->qp, T_ACCESS_ALL) == 0 && t_rc_rtr(&e->d, e->qp, &e->peer, 1) == 0 &&
+                t_rc_rts(e->qp, e->me.psn, 8, 1, 7) == 0,
+            "connect");
+}
+
+static void rc_end_down(struct rc_end *e)
+{
+    ibv_destroy_qp(e->qp);
+    ibv_destroy_cq(e->cq);
+    ibv_dereg_mr(e->mr);
+    free(e->buf);
+    t_dev_close(&e->d);
+}
+
 /* The peer's port down: the sender, whose own port is up, is the one that sees it. */
 static void peer_with_port_down(int fd, void *arg)
 {
-    struct t_dev d;
-    struct t_addr me, peer;
+    struct rc_end e;
     (void)arg;
 
     setenv("SOFTIB_PORT_DOWN", "0:1000", 1);
-    t_dev_open(&d);
-    uint8_t *buf = t_alloc(BUFSZ);
-    struct ibv_mr *mr = ibv_reg_mr(d.pd, buf, BUFSZ, T_ACCESS_ALL);
-    struct ibv_cq *cq = ibv_create_cq(d.ctx, 16, NULL, NULL, 0);
-    REQUIRE(mr && cq, "reg_mr, create_cq");
-    struct ibv_qp *qp = t_qp(&d, cq, IBV_QPT_RC, 8, NULL);
-    t_addr_of(&d, qp, &me);
-    me.addr = (uintptr_t)buf;
-    me.rkey = mr->rkey;
-    t_send(fd, &me, sizeof(me));
-    t_recv(fd, &peer, sizeof(peer));
-    REQUIRE(t_rc_init(qp, T_ACCESS_ALL) == 0 && t_rc_rtr(&d, qp, &peer, 1) == 0 &&
-                t_rc_rts(qp, me.psn, 8, 1, 7) == 0,
-            "connect");
+    rc_end_up(&e, fd, true);
     t_sync(fd); /* the sender has tried */
-    ibv_destroy_qp(qp);
-    ibv_destroy_cq(cq);
-    ibv_dereg_mr(mr);
-    free(buf);
-    t_dev_close(&d);
+    rc_end_down(&e);
 }
 
 static void peer_port(void)
 {
-    struct t_dev d;
-    struct t_addr me, peer;
+    struct rc_end e;
     struct t_child c = t_spawn(peer_with_port_down, NULL);
 
-    t_dev_open(&d);
-    uint8_t *buf = t_alloc(BUFSZ);
-    struct ibv_mr *mr = ibv_reg_mr(d.pd, buf, BUFSZ, T_ACCESS_ALL);
-    struct ibv_cq *cq = ibv_create_cq(d.ctx, 16, NULL, NULL, 0);
-    REQUIRE(mr && cq, "reg_mr, create_cq");
-    struct ibv_qp *qp = t_qp(&d, cq, IBV_QPT_RC, 8, NULL);
-    t_addr_of(&d, qp, &me);
-    t_recv(c.fd, &peer, sizeof(peer));
-    t_send(c.fd, &me, sizeof(me));
-    REQUIRE(t_rc_init(qp, T_ACCESS_ALL) == 0 && t_rc_rtr(&d, qp, &peer, 1) == 0 &&
-                t_rc_rts(qp, me.psn, 8, 1, 7) == 0,
-            "connect");
-    CHECK(port_state(&d) == IBV_PORT_ACTIVE, "the sender's own port stays active");
-    CHECK(t_post_send(qp, IBV_WR_RDMA_WRITE, buf, 16, mr->lkey, peer.addr, peer.rkey,
+    rc_end_up(&e, c.fd, false);
+    CHECK(port_state(&e.d) == IBV_PORT_ACTIVE, "the sender's own port stays active");
+    CHECK(t_post_send(e.qp, IBV_WR_RDMA_WRITE, e.buf, 16, e.mr->lkey, e.peer.addr, e.peer.rkey,
                       IBV_SEND_SIGNALED, 5) == 0,
           "post to a peer whose port is down");
-    t_expect(cq, IBV_WC_RETRY_EXC_ERR, 5, "a write to a down port exhausts its retries");
+    t_expect(e.cq, IBV_WC_RETRY_EXC_ERR, 5, "a write to a down port exhausts its retries");
     t_sync(c.fd);
     t_join(&c);
-    ibv_destroy_qp(qp);
-    ibv_destroy_cq(cq);
-    ibv_dereg_mr(mr);
-    free(buf);
-    t_dev_close(&d);
+    rc_end_down(&e);
 }
 
 /* SOFTIB_RC_BREAK=1: the first request breaks the path, the next is flushed. */

@@ -10,14 +10,15 @@
 #   - the connection report, where printed, counts hosts as nodes.
 # After the cases, no host holds an ARMCI or softib name in /dev/shm.
 #
-# SET: ci (2 hosts: one application and the internode cases), hosts (every
+# SET: ci (2 hosts: one application and the internode cases, and LU under
+# srun: slurm-short below), hosts (every
 # case class at the cluster's layout: 2 hosts x 2 ranks or N hosts x 1),
 # faults (a link down for 2 s, tc netem loss, the speed table, a host powered
 # off: 2 hosts), or one part of it: linkflap, netem, speed (against perftest,
 # 1 rank a host), poweroff; slurm (a cluster booted with Slurm, cluster.sh -S:
 # jobs as the user mhuser by srun --mpi=pmix, sbatch calling mpirun, salloc;
 # a rank killed, a time limit reached, the locked-memory limit), or its
-# short part slurm-short (srun of hostname and LU).
+# short part slurm-short (srun of hostname and LU; ci runs it too).
 # Sets join with +, in one boot: hosts+faults. Prints `ok NAME` or
 # `FAIL NAME` with the log's tail, and `N passed, M failed` last.
 # MH_IB_TIMEOUT: ARMCI_IB_TIMEOUT of the data cases (default 19; the fault
@@ -508,6 +509,7 @@ ci)
     run_case "lu-$L-ondemand" 300 check=PASS ARMCI_CONN_REPORT=1 -- "$b/apps/lu" -n 192 -b 24
     internode ondemand "${modes_ondemand[@]}"
     run_case "rma-$L-static" 300 PASS "${modes_static[@]}" -- "$b/tests/common/test_rma" 65536 10
+    slurm_short
     ;;
 hosts)
     # Applications in every mode; the other classes on demand, with the data path's

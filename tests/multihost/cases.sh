@@ -18,7 +18,8 @@
 # 1 rank a host), poweroff; slurm (a cluster booted with Slurm, cluster.sh -S:
 # jobs as the user mhuser by srun --mpi=pmix, sbatch calling mpirun, salloc;
 # a rank killed, a time limit reached, the locked-memory limit), or its
-# short part slurm-short (srun of hostname and LU; ci runs it too).
+# short part slurm-short (srun of hostname and LU; ci runs it too), or
+# slurm-salloc (salloc with two sruns).
 # Sets join with +, in one boot: hosts+faults. Prints `ok NAME` or
 # `FAIL NAME` with the log's tail, and `N passed, M failed` last.
 # MH_IB_TIMEOUT: ARMCI_IB_TIMEOUT of the data cases (default 19; the fault
@@ -50,7 +51,7 @@ check_run() {
     local nodes
     nodes=$(grep -o 'node [0-9]* of [0-9]*' "$log" | awk '{print $4}' | sort -u | tr '\n' ' ')
     [ "$nodes" = "$hosts " ] || why="ranks counted nodes '$nodes', the job has $hosts hosts"
-    if grep -q '^ARMCI_CONN_REPORT' "$log"; then
+    if grep -q '^ARMCI_CONN_REPORT mode=' "$log"; then
         grep -q "^ARMCI_CONN_REPORT .* procs=$n nodes=$hosts " "$log" ||
             why="the connection report does not count $hosts nodes"
     fi
@@ -496,6 +497,10 @@ slurm_set() {
     slurm_kill "kill-rank2-no-kill-on-bad-exit" --kill-on-bad-exit=0
     slurm_timelimit
     slurm_memlock_low
+    slurm_salloc
+}
+
+slurm_salloc() {
     # Two jobs' ranks in one log: no connection report (check_run's counts it for one job);
     # the second srun runs only when the first passed.
     slurm_case "salloc-srun-twice-$L" 600 PASS $((2 * np)) test_rma ARMCI_CONN_REPORT=0 -- \
@@ -547,6 +552,7 @@ faults)
     ;;
 slurm) slurm_set ;;
 slurm-short) slurm_short ;;
+slurm-salloc) slurm_mca; slurm_salloc ;;
 linkflap) fault_linkflap ;;
 netem) fault_netem ;;
 speed) speed_table ;;

@@ -23,7 +23,7 @@ share_build=""
 case $build/ in "$top"/*) ;; *) share_build="-C $build" ;; esac
 # Slurm's daemons boot only for a set that uses them (cluster.sh -S).
 slurm=""
-case +$set_name+ in *+slurm+* | *+slurm-short+* | *+ci+*) slurm=-S ;; esac
+case +$set_name+ in *+slurm+* | *+slurm-*+* | *+ci+*) slurm=-S ;; esac
 cpus=2
 [ "$hosts" -gt 2 ] && cpus=1
 # shellcheck disable=SC2086

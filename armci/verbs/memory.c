@@ -2,8 +2,10 @@
 
 #include <errno.h>
 #include <infiniband/verbs.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "common/grow.h"
 #include "core/config.h"
@@ -46,6 +48,33 @@ void net_fini(void)
     active = false;
 }
 
+/* Why a registration failed, in words a user can act on. rdma-core pins the pages it
+ * registers, against the process's locked-memory limit (ulimit -l) unless it may lock any
+ * amount: a low limit is the usual cause, and under Slurm the job takes the submitting
+ * shell's limit unless slurm.conf has PropagateResourceLimitsExcept=MEMLOCK. Empty when
+ * the limit is not the reason. */
+static const char *reg_failure_hint(int err, char *buf, size_t size)
+{
+    struct rlimit rl;
+    if ((err != ENOMEM && err != EPERM && err != EAGAIN) || getrlimit(RLIMIT_MEMLOCK, &rl) != 0 ||
+        rl.rlim_cur == RLIM_INFINITY)
+        return "";
+    snprintf(buf, size,
+             "; the locked-memory limit (ulimit -l) is %llu KiB: RDMA needs it unlimited (under "
+             "Slurm: PropagateResourceLimitsExcept=MEMLOCK in slurm.conf and slurmd started "
+             "with an unlimited one; docs/CLUSTER.md)",
+             (unsigned long long)(rl.rlim_cur / 1024));
+    return buf;
+}
+
+static void reg_failed(const char *call, void *addr, size_t len)
+{
+    int err = errno;
+    char hint[256];
+    armci_die(call, "ibv_reg_mr of %zu bytes at %p failed: %s%s", len, addr, strerror(err),
+              reg_failure_hint(err, hint, sizeof(hint)));
+}
+
 struct net_mr *net_reg(const char *call, void *addr, size_t len, bool remote)
 {
     int access = IBV_ACCESS_LOCAL_WRITE;
@@ -53,7 +82,7 @@ struct net_mr *net_reg(const char *call, void *addr, size_t len, bool remote)
         access |= IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
     struct ibv_mr *mr = ibv_reg_mr(vdev.pd, addr, len, access);
     if (!mr)
-        armci_die(call, "ibv_reg_mr of %zu bytes at %p failed: %s", len, addr, strerror(errno));
+        reg_failed(call, addr, len);
     struct net_mr *m = xmalloc(sizeof(*m));
     *m = (struct net_mr){.mr = mr, .addr = addr, .len = len, .lkey = mr->lkey, .rkey = mr->rkey};
     return m;
@@ -81,7 +110,7 @@ struct net_mr *net_reg_user(const char *call, void *addr, size_t len)
         ibv_reg_mr(vdev.pd, addr, len,
                    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
     if (!mr)
-        armci_die(call, "ibv_reg_mr of %zu bytes at %p failed: %s", len, addr, strerror(errno));
+        reg_failed(call, addr, len);
     struct net_mr *m = xmalloc(sizeof(*m));
     *m = (struct net_mr){.mr = mr, .addr = addr, .len = len, .lkey = mr->lkey, .rkey = mr->rkey};
     m->user = true;

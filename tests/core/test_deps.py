@@ -12,7 +12,8 @@ package that scripts/install-deps.sh installs, is complete and true.
    `command -v "$p"`, `scripts/check-programs.sh A B`, or a `# programs: A B` comment on or just above a
    `command -v` whose word the scan cannot read) has a row, unless the package
    that provides it here is Essential or of Priority required (coreutils,
-   util-linux, ...), which every Debian machine has.
+   util-linux, ...), which every Debian machine has, or the project builds it
+   itself (an `executable('NAME', ...)` of a meson file: armci-info, lu, ...).
 
 CI runs on a machine that is not fresh: a package installed by hand there
 hides a missing install step from every other test. This check does not look
@@ -37,6 +38,7 @@ FOR_LIST = re.compile(r"\bfor\s+(\w+)\s+in\s+([^;\n]*)")
 ASSIGN = re.compile(r"^\s*(\w+)=(\S+)", re.M)
 PROGRAMS_NOTE = re.compile(r"#\s*programs:\s*(.*)$")
 CHECK_PROGRAMS = re.compile(r'check-programs\.sh"?((?:[ \t]+[\w.+-]+)+)')
+OWN_EXECUTABLE = re.compile(r"executable\(\s*'([^']+)'")
 FIND_PROGRAM = re.compile(r"find_program\(([^)]*)\)")
 STRING = re.compile(r"'([^']*)'")
 
@@ -247,8 +249,18 @@ def scan(root):
     return found, problems
 
 
+def own_programs(root):
+    """The programs this project builds (meson's executable('NAME', ...)): no package has them."""
+    names = set()
+    for path in source_files(root):
+        if os.path.basename(path) == "meson.build":
+            with open(path, errors="replace") as f:
+                names.update(OWN_EXECUTABLE.findall(f.read()))
+    return names
+
+
 def check_scan(root, rows):
-    listed = {thing for _, thing, _ in rows}
+    listed = {thing for _, thing, _ in rows} | own_programs(root)
     found, problems = scan(root)
     unlisted = [(f, line, p) for f, line, p in found if p not in listed]
     paths = {p: which(p) for _, _, p in unlisted}

@@ -10,6 +10,9 @@
 #   with the launcher of the MPI built for (tests/run-mpi.sh);
 # - a Fortran program through Debian's GA (Open MPI) links and runs the same way;
 # - a CMake project finds it with find_package(ARMCI) (tests/install/cmake);
+# - the module file (share/modulefiles/armci-odcm/VERSION) loads under
+#   Environment Modules and Lmod in clean shells; with it alone, programs built
+#   with pkg-config and with CMake run (2 processes, 2 virtual nodes);
 # - the installed armci-info and softib-info start, man pages are installed.
 set -u
 src=$(cd "$1" && pwd)
@@ -96,6 +99,62 @@ if command -v cmake >/dev/null; then
 else
     echo "skip: no cmake, find_package(ARMCI) not tried"
 fi
+
+# The module file, loaded with `module load` under Environment Modules and Lmod, each
+# initialised in a clean shell (env -i: nothing of this shell's PKG_CONFIG_PATH or MPI
+# settings; PATH as a login has it): the environment it sets, then a C program built with pkg-config
+# (no rpath: LD_LIBRARY_PATH finds the library) and a CMake project found through
+# CMAKE_PREFIX_PATH alone, each run on 2 processes in 2 virtual nodes.
+version=$(pkg-config --modversion armci)
+modfile=$prefix/share/modulefiles/armci-odcm/$version
+[ -f "$modfile" ] || fail "no module file $modfile (version $version)"
+lmod_init=/usr/share/lmod/lmod/init/bash
+[ -f "$lmod_init" ] || fail "no Lmod ($lmod_init): package lmod, run scripts/install-deps.sh"
+envmod_init=$("$src/tests/install/env-modules.sh") || fail "no Environment Modules (tests/install/env-modules.sh)"
+module_test() { # ID TOOL INIT_FILE
+    mwork=$work/module-$1
+    tool=$2
+    shift
+    rm -rf "$mwork" && mkdir -p "$mwork/home"
+    # The clean shell's script: each step says what failed (module's own errors go to stderr).
+    cat >"$mwork/job.sh" <<EOF
+set -u
+fail() { echo "FAIL (module, $tool): \$*"; exit 1; }
+. "$2" || fail "init $2"
+type module >/dev/null 2>&1 || fail "the init file defined no module command"
+module use "$prefix/share/modulefiles"
+module load armci-odcm || fail "module load armci-odcm"
+module list 2>&1 | grep -q "armci-odcm/$version" || fail "module list has no armci-odcm/$version"
+[ "\$(command -v armci-info)" = "$prefix/bin/armci-info" ] || fail "PATH: armci-info is '\$(command -v armci-info)'"
+case :\${MANPATH:-}: in *:$prefix/share/man:*) ;; *) fail "MANPATH '\${MANPATH:-}'" ;; esac
+case :\${LD_LIBRARY_PATH:-}: in *:$libdir:*) ;; *) fail "LD_LIBRARY_PATH '\${LD_LIBRARY_PATH:-}'" ;; esac
+case :\${CMAKE_PREFIX_PATH:-}: in *:$prefix:*) ;; *) fail "CMAKE_PREFIX_PATH '\${CMAKE_PREFIX_PATH:-}'" ;; esac
+[ "\$(pkg-config --variable=libdir armci)" = "$libdir" ] || fail "PKG_CONFIG_PATH '\${PKG_CONFIG_PATH:-}' gives no armci.pc of $prefix"
+armci-info >/dev/null || fail "armci-info"
+if command -v man >/dev/null; then
+    man -w armci | grep -q "^$prefix/share/man/" || fail "MANPATH: man -w armci gives '\$(man -w armci 2>&1)'"
+fi
+cd "$mwork" || exit 1
+cc -o app "$src/tests/install/app.c" \$(pkg-config --cflags --libs armci) || fail "cc with pkg-config"
+ldd ./app | grep -q "libarmci.so.0 => $libdir/" || fail "app does not load $libdir/libarmci.so.0"
+cmake -S "$src/tests/install/cmake" -B cmake-build >cmake.log 2>&1 && cmake --build cmake-build >>cmake.log 2>&1 ||
+    { cat cmake.log; fail "CMake project with find_package(ARMCI) and no -DCMAKE_PREFIX_PATH"; }
+for exe in ./app cmake-build/app_cmake; do
+    out=\$(ARMCI_NODE_SIZE=1 ARMCI_VERBOSE=0 "$src/tests/run-mpi.sh" 2 \$exe 2>&1) || { echo "\$out"; fail "\$exe on 2 processes"; }
+    echo "\$out" | grep -q "install-app: 2 processes, ring of 4096-byte puts verified" &&
+        echo "\$out" | grep -q "2 processes on 2 nodes" || { echo "\$out"; fail "\$exe: no verified ring on 2 nodes"; }
+done
+echo "ok"
+EOF
+    # A login's PATH (Debian's default for users; bash's own default is not exported,
+    # so a module's prepend-path would make PATH its directory alone).
+    out=$(env -i HOME="$mwork/home" PATH=/usr/local/bin:/usr/bin:/bin bash --noprofile --norc "$mwork/job.sh" 2>&1)
+    printf '%s\n' "$out" | tail -1 | grep -qx ok || { printf '%s\n' "$out"; fail "module load under $tool"; }
+    echo "ok: module load armci-odcm under $tool in a clean shell; pkg-config and CMake programs run on 2 nodes"
+}
+module_test envmodules "Environment Modules" "$envmod_init"
+module_test lmod Lmod "$lmod_init"
+
 "$prefix/bin/armci-info" >/dev/null || fail "installed armci-info"
 "$prefix/bin/softib-info" --help >/dev/null || fail "installed softib-info"
 for page in man1/armci-info.1 man1/softib-info.1 man7/armci.7; do

@@ -10,11 +10,17 @@
 #   - the connection report, where printed, counts hosts as nodes.
 # After the cases, no host holds an ARMCI or softib name in /dev/shm.
 #
-# SET: ci (2 hosts: one application and the internode cases), hosts (every
+# SET: ci (2 hosts: one application and the internode cases, and LU under
+# srun: slurm-short below), hosts (every
 # case class at the cluster's layout: 2 hosts x 2 ranks or N hosts x 1),
 # faults (a link down for 2 s, tc netem loss, the speed table, a host powered
 # off: 2 hosts), or one part of it: linkflap, netem, speed (against perftest,
-# 1 rank a host), poweroff. Sets join with +, in one boot: hosts+faults. Prints `ok NAME` or
+# 1 rank a host), poweroff; slurm (a cluster booted with Slurm, cluster.sh -S:
+# jobs as the user mhuser by srun --mpi=pmix, sbatch calling mpirun, salloc;
+# a rank killed, a time limit reached, the locked-memory limit), or its
+# short part slurm-short (srun of hostname and LU; ci runs it too), or
+# slurm-salloc (salloc with two sruns).
+# Sets join with +, in one boot: hosts+faults. Prints `ok NAME` or
 # `FAIL NAME` with the log's tail, and `N passed, M failed` last.
 # MH_IB_TIMEOUT: ARMCI_IB_TIMEOUT of the data cases (default 19; the fault
 # cases keep the runtime's default, whose bound they measure).
@@ -45,7 +51,7 @@ check_run() {
     local nodes
     nodes=$(grep -o 'node [0-9]* of [0-9]*' "$log" | awk '{print $4}' | sort -u | tr '\n' ' ')
     [ "$nodes" = "$hosts " ] || why="ranks counted nodes '$nodes', the job has $hosts hosts"
-    if grep -q '^ARMCI_CONN_REPORT' "$log"; then
+    if grep -q '^ARMCI_CONN_REPORT mode=' "$log"; then
         grep -q "^ARMCI_CONN_REPORT .* procs=$n nodes=$hosts " "$log" ||
             why="the connection report does not count $hosts nodes"
     fi
@@ -252,12 +258,263 @@ speed_table() {
         verdict "speed-table" "" || verdict "speed-table" "missing rows (see $logs)"
 }
 
+# ---- Slurm (cluster.sh -S, which run.sh asks for when the set is slurm): jobs started by
+# srun, sbatch and salloc as the unprivileged user mhuser, as on a cluster ----
+sdir=$logs/user # what the job user writes (sbatch's script and output)
+slurm_mca() { # Open MPI's settings of mh-mpirun.sh, as environment: srun starts the ranks itself
+    export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp OMPI_MCA_osc=sm,pt2pt \
+        OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mpi_yield_when_idle=1 \
+        OMPI_MCA_btl_tcp_if_include=eth0 OMPI_MCA_oob_tcp_if_include=eth0
+    mkdir -p "$sdir" && chmod 1777 "$sdir"
+}
+
+# as_user CMD...: CMD as the job user, from a shell with a login's locked-memory limit (8 MiB,
+# too low for RDMA: the jobs must get slurmd's instead, PropagateResourceLimitsExcept=MEMLOCK).
+as_user() {
+    setpriv --reuid=mhuser --regid=mhuser --init-groups \
+        env HOME=/tmp/home-mhuser USER=mhuser LOGNAME=mhuser \
+        bash -c 'ulimit -l 8192 && cd "$HOME" && exec "$@"' as_user "$@"
+}
+
+# hosts_keep PROGRAM: empty, or what a host keeps after a job: ARMCI or softib names in
+# /dev/shm, a process named PROGRAM.
+hosts_keep() {
+    local k left why=""
+    for k in $(seq 1 "$hosts"); do
+        left=$(ssh "node$k" "ls /dev/shm | grep -E 'armci|softib'; pgrep -x '$1' >/dev/null && echo 'a $1 process'" 2>/dev/null | tr '\n' ' ')
+        [ -z "$left" ] || why="${why:+$why; }node$k keeps $left"
+    done
+    echo "$why"
+}
+
+# slurm_case NAME TIMEOUT MARKER NPROCS PROGRAM [VAR=VALUE...] -- COMMAND...: COMMAND (srun,
+# salloc, sbatch) as the job user; passes on exit 0 and check_run's conditions for NPROCS
+# ranks, with no host keeping anything of it (PROGRAM: the ranks' program name).
+slurm_case() {
+    local name=$1 limit=$2 marker=$3 n=$4 prog=$5
+    shift 5
+    local envs=()
+    while [ "$1" != -- ]; do envs+=("$1"); shift; done
+    shift
+    local log=$logs/slurm-$name.log start=$SECONDS rc why
+    (
+        export ARMCI_IB_TIMEOUT="${MH_IB_TIMEOUT:-19}"
+        for e in ${envs[@]+"${envs[@]}"}; do export "${e?}"; done
+        as_user timeout -k 10 "$limit" "$@"
+    ) >"$log" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        why="exit $rc"; [ $rc -eq 124 ] && why="no end within ${limit}s"
+    else
+        why=$(check_run "$name" "$n" "$marker" "$log")
+    fi
+    local kept
+    kept=$(hosts_keep "$prog")
+    [ -z "$kept" ] || why="${why:+$why; }$kept"
+    verdict "slurm-$name ($((SECONDS - start)) s)" "$why"
+    [ -z "$why" ] || tail -n 15 "$log" | sed 's/^/    /'
+}
+
+slurm_hostname() {
+    # Every host answers, as the job user, with slurmd's unlimited locked-memory limit
+    # although the submitting shell has 8 MiB.
+    local log=$logs/slurm-hostname.log why="" start=$SECONDS
+    as_user timeout -k 10 300 srun -N "$hosts" -n "$hosts" \
+        bash -c 'echo "$(hostname) $(id -un) memlock=$(ulimit -l)"' >"$log" 2>&1 ||
+        why="srun exit $?"
+    local k
+    for k in $(seq 1 "$hosts"); do
+        grep -q "node$k mhuser memlock=unlimited" "$log" || why="${why:+$why; }no 'node$k mhuser memlock=unlimited'"
+    done
+    verdict "slurm-hostname-memlock ($((SECONDS - start)) s)" "$why"
+    [ -z "$why" ] || tail -n 15 "$log" | sed 's/^/    /'
+}
+
+slurm_sbatch_mpirun() {
+    # A batch script that calls mpirun in its allocation: no hostfile, no -np (Open MPI
+    # reads the allocation); its output file written by the job user.
+    local script=$sdir/lu.sbatch out=$sdir/sbatch-lu.out
+    {
+        echo '#!/bin/bash'
+        echo "#SBATCH --job-name=lu"
+        echo "#SBATCH --nodes=$hosts"
+        echo "#SBATCH --ntasks-per-node=$per_host"
+        echo "#SBATCH --time=10"
+        echo "#SBATCH --output=$out"
+        echo "mpirun --mca pml ob1 --mca btl self,vader,tcp --mca osc sm,pt2pt \\"
+        echo "    --mca btl_vader_single_copy_mechanism none --mca mpi_yield_when_idle 1 \\"
+        echo "    --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 --bind-to none \\"
+        echo "    -x ARMCI_VERBOSE -x ARMCI_CONN_REPORT -x ARMCI_IB_TIMEOUT \\"
+        echo "    $b/apps/lu -n 192 -b 24"
+    } >"$script"
+    chmod 644 "$script"
+    rm -f "$out"
+    slurm_case "sbatch-mpirun-lu-$L" 600 check=PASS "$np" lu ARMCI_CONN_REPORT=1 -- \
+        bash -c 'sbatch --wait "$1"; rc=$?; cat "$2"; exit $rc' sbatch "$script" "$out"
+}
+
+slurm_sbatch_srun() {
+    # The batch script of docs/CLUSTER.md: srun in the allocation, armci-info on every host
+    # first (what a bug report sends), then the program by srun --mpi=pmix.
+    local script=$sdir/lu-srun.sbatch out=$sdir/sbatch-srun-lu.out k
+    {
+        echo '#!/bin/bash'
+        echo "#SBATCH --job-name=lu-srun"
+        echo "#SBATCH --nodes=$hosts"
+        echo "#SBATCH --ntasks-per-node=$per_host"
+        echo "#SBATCH --time=10"
+        echo "#SBATCH --output=$out"
+        echo "srun -N $hosts -n $hosts --output=$sdir/armci-info-%N.txt $b/tools/armci-info"
+        echo "srun --mpi=pmix $b/apps/lu -n 192 -b 24"
+    } >"$script"
+    chmod 644 "$script"
+    rm -f "$out" "$sdir"/armci-info-node*.txt
+    slurm_case "sbatch-srun-lu-$L" 600 check=PASS "$np" lu ARMCI_CONN_REPORT=1 -- \
+        bash -c 'sbatch --wait "$1"; rc=$?; cat "$2"; exit $rc' sbatch "$script" "$out"
+    local why=""
+    for k in $(seq 1 "$hosts"); do
+        grep -q "rdma-core .*1 device.*rxe0" "$sdir/armci-info-node$k.txt" 2>/dev/null ||
+            why="${why:+$why; }armci-info on node$k does not list rdma-core's rxe0"
+    done
+    verdict "slurm-srun-armci-info-every-host" "$why"
+    [ -z "$why" ] || cat "$sdir"/armci-info-node*.txt 2>/dev/null | head -12 | sed 's/^/    /'
+}
+
+# slurm_kill NAME SRUN_OPTION...: the steady workload under srun; rank 2 (node2's lowest: its
+# data server's process) killed by SIGKILL once every rank runs. The step must end and no
+# host keep anything; with --kill-on-bad-exit=0 the survivors must end with ARMCI's error
+# naming node 1 (host node2). Times from the kill.
+slurm_kill() {
+    local name=$1
+    shift
+    local log=$logs/slurm-$name.log why="" job t0 rc error_at="" end_at=""
+    # The runtime's default ARMCI_IB_TIMEOUT: the liveness bound of the day.
+    as_user timeout -k 10 900 srun --mpi=pmix -N "$hosts" -n "$np" "$@" "$steady" steady 600 >"$log" 2>&1 &
+    job=$!
+    if running_or_why "$log"; then
+        local pid
+        pid=$(ssh node2 'for p in $(pgrep -x test_node_loss); do tr "\0" "\n" </proc/$p/environ | grep -qx SLURM_PROCID=2 && echo $p; done' 2>/dev/null)
+        t0=$SECONDS
+        if [ -n "$pid" ] && ssh node2 "kill -9 $pid" 2>/dev/null; then
+            while kill -0 $job 2>/dev/null && [ $((SECONDS - t0)) -lt 300 ]; do
+                [ -z "$error_at" ] && grep -q "ARMCI error (rank [0-9]*): node 1 (host node2" "$log" &&
+                    error_at=$((SECONDS - t0))
+                sleep 1
+            done
+            kill -0 $job 2>/dev/null || end_at=$((SECONDS - t0))
+            [ -z "$error_at" ] && grep -q "ARMCI error (rank [0-9]*): node 1 (host node2" "$log" && error_at=$end_at
+        else
+            why="no rank 2 on node2 to kill"
+        fi
+    else
+        why="the job did not start within 300 s"
+    fi
+    wait $job
+    rc=$?
+    [ -n "$end_at" ] || why="${why:+$why; }the step still ran 300 s after the kill"
+    [ $rc -ne 0 ] || why="${why:+$why; }srun exit 0 although a rank was killed"
+    grep -q "PASS steady" "$log" && why="${why:+$why; }the job passed although a rank was killed"
+    # Without the kill on a bad exit the survivors would go on to ARMCI's error naming node 1
+    # (the liveness bound). Slurm's PMIx plugin does not let them: its error handler kills the
+    # step when a client dies without finalizing (22.05: "Error handler invoked"), before they
+    # wait on node 1. Either end passes; which one came is printed.
+    local how=""
+    grep -q "mpi/pmix.*Error handler invoked" "$log" && how="Slurm's PMIx plugin killed the step"
+    [ -n "$error_at" ] && how="${how:+$how; }the survivors' ARMCI error named node 1 (host node2) after $error_at s"
+    case " $* " in
+    *" --kill-on-bad-exit=0 "*)
+        [ -n "$how" ] || why="${why:+$why; }neither an ARMCI error naming node 1 nor the PMIx plugin's kill" ;;
+    esac
+    sleep 2 # slurmstepd's last SIGKILLs
+    local kept
+    kept=$(hosts_keep test_node_loss)
+    [ -z "$kept" ] || why="${why:+$why; }$kept"
+    echo "    rank 2 killed: step ended after ${end_at:-?} s (srun exit $rc)${how:+: $how}"
+    grep -o "ARMCI error (rank [0-9]*): node 1 .*" "$log" | head -1 | cut -c1-160 | sed 's/^/    /'
+    grep -m1 -o "srun: error: .*" "$log" | sed 's/^/    /'
+    verdict "slurm-$name" "$why"
+    [ -z "$why" ] || tail -n 20 "$log" | sed 's/^/    /'
+}
+
+slurm_timelimit() {
+    # A job that reaches its time limit (1 minute; KillWait 5 s): the step ends, nothing kept.
+    local log=$logs/slurm-timelimit.log why="" start=$SECONDS rc
+    as_user timeout -k 10 600 srun --mpi=pmix -N "$hosts" -n "$np" -t 1 "$steady" steady 600 >"$log" 2>&1
+    rc=$?
+    [ $rc -ne 124 ] || why="no end within 600 s"
+    [ $rc -ne 0 ] || why="srun exit 0"
+    grep -q "DUE TO TIME LIMIT" "$log" || why="${why:+$why; }no 'DUE TO TIME LIMIT' from Slurm"
+    grep -q "PASS steady" "$log" && why="${why:+$why; }the workload ended before its time limit"
+    sleep 2
+    local kept
+    kept=$(hosts_keep test_node_loss)
+    [ -z "$kept" ] || why="${why:+$why; }$kept"
+    grep -m1 -o "\*\*\* .*DUE TO TIME LIMIT.*" "$log" | sed "s/^/    /"
+    verdict "slurm-timelimit-1min ($((SECONDS - start)) s, srun exit $rc)" "$why"
+    [ -z "$why" ] || tail -n 20 "$log" | sed 's/^/    /'
+}
+
+slurm_memlock_low() {
+    # The usual RDMA-under-Slurm failure, on purpose: the submitting shell's 8 MiB passed on
+    # (--propagate=MEMLOCK); the runtime must say what to change.
+    local log=$logs/slurm-memlock-low.log why="" start=$SECONDS rc
+    as_user timeout -k 10 300 srun --mpi=pmix -N "$hosts" -n "$np" --propagate=MEMLOCK \
+        "$b/tests/common/test_rma" 65536 10 >"$log" 2>&1
+    rc=$?
+    [ $rc -ne 124 ] || why="no end within 300 s"
+    [ $rc -ne 0 ] || why="exit 0 with an 8 MiB locked-memory limit"
+    grep -q "ibv_reg_mr of .* failed: .*the locked-memory limit (ulimit -l) is 8192 KiB" "$log" ||
+        why="${why:+$why; }no error naming the locked-memory limit"
+    grep -m1 -o "ARMCI error.*ulimit -l.*" "$log" | cut -c1-220 | sed 's/^/    /'
+    local kept
+    kept=$(hosts_keep test_rma)
+    [ -z "$kept" ] || why="${why:+$why; }$kept"
+    verdict "slurm-memlock-propagated-8MiB ($((SECONDS - start)) s)" "$why"
+    [ -z "$why" ] || tail -n 20 "$log" | sed 's/^/    /'
+}
+
+# The short part (in the ci set too): every host as the job user with slurmd's memlock
+# limit, and LU started by srun.
+slurm_short() {
+    [ -n "${SLURM_CONF:-}" ] || { verdict slurm "no Slurm in this cluster (cluster.sh -S)"; return 1; }
+    slurm_mca
+    slurm_hostname
+    slurm_case "srun-pmix-lu-$L" 600 check=PASS "$np" lu ARMCI_CONN_REPORT=1 -- \
+        srun --mpi=pmix -N "$hosts" -n "$np" "$b/apps/lu" -n 192 -b 24
+}
+
+slurm_set() {
+    slurm_short || return
+    if [ -x "$b/tests/ga/c_patch" ]; then
+        slurm_case "srun-pmix-ga-c_patch-$L" 600 PASS "$np" c_patch -- \
+            srun --mpi=pmix -N "$hosts" -n "$np" "$b/tests/ga/c_patch"
+    else
+        verdict "slurm-srun-pmix-ga-c_patch" "tests/ga/c_patch not built"
+    fi
+    slurm_sbatch_mpirun
+    slurm_sbatch_srun
+    slurm_kill "kill-rank2-default"
+    slurm_kill "kill-rank2-no-kill-on-bad-exit" --kill-on-bad-exit=0
+    slurm_timelimit
+    slurm_memlock_low
+    slurm_salloc
+}
+
+slurm_salloc() {
+    # Two jobs' ranks in one log: no connection report (check_run's counts it for one job);
+    # the second srun runs only when the first passed.
+    slurm_case "salloc-srun-twice-$L" 600 PASS $((2 * np)) test_rma ARMCI_CONN_REPORT=0 -- \
+        salloc -N "$hosts" -n "$np" bash -c \
+        'srun --mpi=pmix "$0" 65536 10 && srun --mpi=pmix "$0" 65536 10' "$b/tests/common/test_rma"
+}
+
 for part in ${set_name//+/ }; do
 case $part in
 ci)
     run_case "lu-$L-ondemand" 300 check=PASS ARMCI_CONN_REPORT=1 -- "$b/apps/lu" -n 192 -b 24
     internode ondemand "${modes_ondemand[@]}"
     run_case "rma-$L-static" 300 PASS "${modes_static[@]}" -- "$b/tests/common/test_rma" 65536 10
+    slurm_short
     ;;
 hosts)
     # Applications in every mode; the other classes on demand, with the data path's
@@ -293,6 +550,9 @@ faults)
     speed_table
     fault_poweroff # last: it powers node2 off
     ;;
+slurm) slurm_set ;;
+slurm-short) slurm_short ;;
+slurm-salloc) slurm_mca; slurm_salloc ;;
 linkflap) fault_linkflap ;;
 netem) fault_netem ;;
 speed) speed_table ;;

@@ -6,7 +6,7 @@
 # on this machine), with sshd on every host and keys made for this run; then
 # runs COMMAND on node1 as a user logged in there would, and stops them all.
 #
-#   cluster.sh [-n NODES] [-s CPUS] [-m MiB] [-t SECONDS] [-C DIR]... [-e NAME=VAL]... -- COMMAND...
+#   cluster.sh [-n NODES] [-s CPUS] [-m MiB] [-t SECONDS] [-S] [-C DIR]... [-e NAME=VAL]... -- COMMAND...
 #
 #   -n NODES   hosts (default 2), named node1..nodeN, addresses 10.77.0.11...
 #   -s CPUS    virtual CPUs per host (default 2), -m MiB memory (default 1024)
@@ -15,12 +15,20 @@
 #              host (repeatable; the first is COMMAND's working directory;
 #              default: the current directory)
 #   -e N=V     environment for COMMAND
+#   -S         a Slurm cluster too: munged and slurmd on every host, slurmctld
+#              on node1 (a munge key and slurm.conf made for this run), a
+#              user `mhuser` (uid 1500) on every host to run jobs as; COMMAND
+#              starts when every host is idle in sinfo. Without -S nothing of
+#              Slurm runs (and none of its daemons ever runs on this machine).
 #
 # In COMMAND: $MH_HOSTFILE is an Open MPI hostfile (slots = CPUS per host),
 # $MH_NODES the host count, $MH_CONTROL a directory where writing a file
 # `poweroff-nodeK` makes the driver power host K off at once (SIGKILL to its
 # QEMU: a host that dies), and where it then writes `poweroff-nodeK.done`.
 # ssh from node1 to nodeK works without a password (`ssh nodeK CMD`).
+# With -S: $SLURM_CONF is the run's slurm.conf (a copy on each host; sinfo,
+# srun, sbatch, salloc read it), $MH_SLURM_LOGS the directory of the daemons'
+# logs (kept with MH_KEEP=1).
 #
 # Exit status: COMMAND's; 124 on timeout; 125 when the cluster could not be
 # set up (the hosts' consoles are printed): never a silent skip.
@@ -33,7 +41,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 RXE_VM=$TOP/../shared/tools/rxe-vm/run-in-vm.sh
 CACHE=${RXE_VM_CACHE:-/tmp/rxe-vm-cache}
-NODES=2 SMP=2 MEM=1024 TIMEOUT=600
+NODES=2 SMP=2 MEM=1024 TIMEOUT=600 SLURM=0
 DIRS=() ENVS=()
 msg() { echo "cluster: $*" >&2; }
 die() { msg "$*"; exit 125; }
@@ -46,6 +54,7 @@ while [ $# -gt 0 ]; do
 	-t) TIMEOUT=$2; shift 2 ;;
 	-C) DIRS+=("$(cd "$2" && pwd -P)"); shift 2 ;;
 	-e) ENVS+=("$2"); shift 2 ;;
+	-S) SLURM=1; shift ;;
 	--) shift; break ;;
 	-h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1 (try -h)" ;;
@@ -57,6 +66,12 @@ done
 # The bed's required programs (their packages: scripts/deps.txt).
 "$TOP/scripts/check-programs.sh" qemu-system-x86_64 sshd ssh ssh-keygen python3 cpio modprobe xz ||
 	die "the bed cannot start without them"
+if [ "$SLURM" = 1 ]; then
+	"$TOP/scripts/check-programs.sh" slurmctld slurmd srun munged ||
+		die "Slurm cannot start without them"
+	[ -e /usr/lib/x86_64-linux-gnu/slurm-wlm/mpi_pmix.so ] ||
+		die "Slurm's PMIx plugin is missing: it comes from the package slurm-wlm-basic-plugins, which scripts/install-deps.sh installs"
+fi
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 ||
 	die "a static /bin/busybox is missing: it comes from the package busybox-static, which scripts/install-deps.sh installs"
 
@@ -131,12 +146,67 @@ ssh-keygen -q -t ed25519 -N '' -C multihost-user -f "$RUN/ssh/id"
 } > "$RUN/etc-hosts"
 for k in $(seq 1 "$NODES"); do echo "node$k slots=$SMP"; done > "$RUN/hostfile"
 {
-	printf 'MH_NODES=%q\nMH_NET=%q\nMH_SHARES=%q\n' "$NODES" "$NET" "${DIRS[*]}"
+	printf 'MH_NODES=%q\nMH_NET=%q\nMH_SHARES=%q\nMH_SLURM=%q\n' "$NODES" "$NET" "${DIRS[*]}" "$SLURM"
 } > "$RUN/config"
+if [ "$SLURM" = 1 ]; then
+	# Slurm, made for this run: munge's key, slurm.conf (no systemd in the guests:
+	# processes tracked by /proc, no task plugin; state, spool and pid files on each
+	# host's tmpfs /run; logs here), and a user to run the jobs as.
+	mkdir -p "$RUN/slurm/logs"
+	chmod 1777 "$RUN/slurm/logs"
+	head -c 1024 /dev/urandom > "$RUN/slurm/munge.key"
+	cat > "$RUN/slurm/slurm.conf" <<-EOF
+	# slurm.conf of a multi-host bed run (tests/multihost/cluster.sh -S)
+	ClusterName=multihost
+	SlurmctldHost=node1
+	SlurmUser=root
+	SlurmdUser=root
+	AuthType=auth/munge
+	CredType=cred/munge
+	ProctrackType=proctrack/linuxproc
+	TaskPlugin=task/none
+	JobAcctGatherType=jobacct_gather/none
+	AccountingStorageType=accounting_storage/none
+	JobCompType=jobcomp/none
+	SwitchType=switch/none
+	MpiDefault=none
+	SelectType=select/cons_tres
+	SelectTypeParameters=CR_CPU
+	SchedulerType=sched/backfill
+	ReturnToService=2
+	# the job's ranks get slurmd's locked-memory limit (unlimited), not the submitting shell's
+	PropagateResourceLimitsExcept=MEMLOCK
+	# a job at its time limit, or a step whose rank died, is SIGKILLed 5 s after SIGTERM
+	KillWait=5
+	OverTimeLimit=0
+	MinJobAge=10
+	InactiveLimit=0
+	# emulated hosts on a loaded machine answer slowly
+	MessageTimeout=60
+	SlurmdTimeout=300
+	SlurmctldTimeout=300
+	StateSaveLocation=/run/mh/slurm/ctld
+	SlurmdSpoolDir=/run/mh/slurm/spool
+	SlurmctldPidFile=/run/mh/slurm/slurmctld.pid
+	SlurmdPidFile=/run/mh/slurm/slurmd.pid
+	SlurmctldLogFile=/run/mh/io/slurm/logs/slurmctld.log
+	SlurmdLogFile=/run/mh/io/slurm/logs/slurmd-%n.log
+	SlurmctldDebug=info
+	SlurmdDebug=info
+	NodeName=node[1-$NODES] CPUs=$SMP State=UNKNOWN
+	PartitionName=hosts Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+	EOF
+	# slurmd loads a cgroup plugin whatever the others; with no cgroup file system in the
+	# guests (and none needed: proctrack/linuxproc, task/none) v1's loads without one.
+	echo "CgroupPlugin=cgroup/v1" > "$RUN/slurm/cgroup.conf"
+	{ cat /etc/passwd; echo "mhuser:x:1500:1500:multihost job user:/tmp/home-mhuser:/bin/bash"; } > "$RUN/slurm/passwd"
+	{ cat /etc/group; echo "mhuser:x:1500:"; } > "$RUN/slurm/group"
+fi
 install -m 755 "$HERE/guest-stage2.sh" "$RUN/guest-stage2.sh"
 {
 	printf 'cd -- %q || exit 125\n' "${DIRS[0]}"
 	printf 'export MH_HOSTFILE=/run/mh/io/hostfile MH_NODES=%q MH_CONTROL=/run/mh/io/control\n' "$NODES"
+	[ "$SLURM" = 1 ] && printf 'export SLURM_CONF=/run/mh/slurm/slurm.conf MH_SLURM_LOGS=/run/mh/io/slurm/logs\n'
 	for e in ${ENVS[@]+"${ENVS[@]}"}; do printf 'export %q\n' "$e"; done
 	printf 'exec'; printf ' %q' "$@"; printf '\n'
 } > "$RUN/cmd.sh"

@@ -4,7 +4,9 @@
 # until every host answers over ssh, runs the command (as a user would, from
 # a login on the first host: mpirun --hostfile ... ) and powers off, which
 # tells the driver the run is over. The other hosts serve ssh until the
-# driver stops them. PID 1 must never exit.
+# driver stops them. PID 1 must never exit. With Slurm (cluster.sh -S)
+# every host also runs munged and slurmd, node1 slurmctld, and node1 waits
+# until every host is idle in sinfo before the command.
 node=$1
 IO=/run/mh/io
 . "$IO/config"
@@ -49,6 +51,30 @@ EOF
 mount --bind /run/mh/ssh/config /etc/ssh/ssh_config || { log "cannot set the ssh client config"; halt; }
 /usr/sbin/sshd -f /run/mh/ssh/sshd_config -E "$IO/node$node.sshd.log" || { log "sshd failed"; halt; }
 log "sshd up"
+
+# Slurm (cluster.sh -S): the job user, munged, slurmd on every host and slurmctld on
+# node1, with this run's key and slurm.conf. The daemons get an unlimited locked-memory
+# limit, as a site's unit files give them (LimitMEMLOCK=infinity), and pass it to the
+# jobs (PropagateResourceLimitsExcept=MEMLOCK): the submitting shell's limit stays low.
+if [ "${MH_SLURM:-0}" = 1 ]; then
+	S=/run/mh/slurm
+	mkdir -p $S/ctld $S/spool /run/munge /tmp/home-mhuser
+	chown 1500:1500 /tmp/home-mhuser
+	cp "$IO/slurm/slurm.conf" "$IO/slurm/cgroup.conf" "$IO/slurm/passwd" "$IO/slurm/group" $S/
+	chmod 644 $S/slurm.conf $S/cgroup.conf $S/passwd $S/group
+	mount --bind $S/passwd /etc/passwd && mount --bind $S/group /etc/group ||
+		{ log "cannot add the job user"; halt; }
+	install -m 400 "$IO/slurm/munge.key" /run/munge/munge.key
+	munged --force --key-file=/run/munge/munge.key --seed-file=/run/munge/munged.seed \
+		--pid-file=/run/munge/munged.pid --log-file="$IO/slurm/logs/munged-node$node.log" ||
+		{ log "munged failed"; halt; }
+	export SLURM_CONF=$S/slurm.conf
+	if [ "$node" = 1 ]; then
+		(ulimit -l unlimited && exec slurmctld -f $SLURM_CONF) || { log "slurmctld failed"; halt; }
+	fi
+	(ulimit -l unlimited && exec slurmd -f $SLURM_CONF -N "node$node") || { log "slurmd failed"; halt; }
+	log "munged and slurmd up"
+fi
 touch "$IO/node$node.ready"
 
 if [ "$node" != 1 ]; then
@@ -63,7 +89,17 @@ for k in $(seq 2 "$MH_NODES"); do
 	done
 	ssh "node$k" true || { log "node$k does not answer ssh"; echo 125 > "$IO/rc"; halt; }
 done
-log "all $MH_NODES hosts answer; running the command"
+log "all $MH_NODES hosts answer"
+if [ "${MH_SLURM:-0}" = 1 ]; then
+	for try in $(seq 1 300); do
+		[ "$(sinfo -h -o %t 2>/dev/null | sort -u)" = idle ] && break
+		sleep 1
+	done
+	[ "$(sinfo -h -o %t 2>/dev/null | sort -u)" = idle ] ||
+		{ log "Slurm's hosts not idle after 300 s: $(sinfo -h -N -o '%N %t' 2>&1 | tr '\n' ' ')"; echo 125 > "$IO/rc"; halt; }
+	log "Slurm: every host idle after $try s"
+fi
+log "running the command"
 /bin/bash "$IO/cmd.sh" </dev/null >"$IO/out" 2>"$IO/err"
 echo $? > "$IO/rc"
 halt

@@ -4,6 +4,7 @@
 # BUILD_DIR (default: build) seen at the same path on every host.
 #   tests/multihost/run.sh ci 2 build       (the CI stage: meson suite multihost)
 #   tests/multihost/run.sh hosts 4 build    (every case, 4 hosts x 1 rank)
+#   tests/multihost/run.sh slurm 2 build    (jobs under Slurm: srun, sbatch, salloc)
 # MH_PER_HOST sets ranks per host (default 4 / HOSTS); the log of every case
 # is kept in BUILD_DIR/multihost-logs/SET-HOSTS/.
 set -u
@@ -26,10 +27,13 @@ flock -n 8 || { echo "run.sh: another multi-host run uses $build; wait for it" >
 rm -rf "$logs" && mkdir -p "$logs"
 share_build=""
 case $build/ in "$top"/*) ;; *) share_build="-C $build" ;; esac
+# Slurm's daemons boot only for a set that uses them (cluster.sh -S).
+slurm=""
+case +$set_name+ in *+slurm+* | *+slurm-*+* | *+ci+*) slurm=-S ;; esac
 cpus=2
 [ "$hosts" -gt 2 ] && cpus=1
 # shellcheck disable=SC2086
-exec "$top/tests/multihost/cluster.sh" -n "$hosts" -s "$cpus" -m 1024 -t "${MH_TIMEOUT:-3000}" \
+exec "$top/tests/multihost/cluster.sh" -n "$hosts" -s "$cpus" -m 1024 -t "${MH_TIMEOUT:-3000}" $slurm \
     -C "$top" $share_build -e "MH_LOGS=$logs" -e "MH_PER_HOST=${MH_PER_HOST:-}" \
     ${MH_GA_TESTX:+-e "MH_GA_TESTX=$MH_GA_TESTX"} \
     -- "$top/tests/multihost/cases.sh" "$set_name" "$build"

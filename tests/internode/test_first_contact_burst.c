@@ -13,7 +13,10 @@
  * accumulates issued, the put word holds the last value, and the process
  * grew (peak resident memory) by less than GROWTH_LIMIT_MIB over the
  * burst; the wait is bounded generously (WAIT_LIMIT_S). The figures are
- * printed.
+ * printed. Under ThreadSanitizer the growth is printed, not checked: its
+ * allocator keeps freed blocks and their shadow for a while, about 0.25 KiB
+ * per operation queued at first contact (28-32 MiB over 110,000-137,000 of
+ * them, with or without the runtime's changes), against 0.3 MiB without it.
  *
  * Usage (3 processes, ARMCI_NODE_SIZE=1): test_first_contact_burst
  */
@@ -28,7 +31,17 @@
 #define BURST_SECONDS    2.0
 #define BURST_OPS        1000000L
 #define GROWTH_LIMIT_MIB 32.0
-#define WAIT_LIMIT_S     10.0
+#if defined(__SANITIZE_THREAD__)
+#define GROWTH_CHECKED 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GROWTH_CHECKED 0
+#endif
+#endif
+#ifndef GROWTH_CHECKED
+#define GROWTH_CHECKED 1
+#endif
+#define WAIT_LIMIT_S 10.0
 
 /* A field of /proc/self/status in KiB ("VmRSS", "VmHWM"). */
 static long status_kib(const char *field)
@@ -94,7 +107,7 @@ static void report(const char *what, const struct burst *b)
 
 static void check_bounded(const char *what, const struct burst *b)
 {
-    CHECK(b->growth_mib < GROWTH_LIMIT_MIB,
+    CHECK(!GROWTH_CHECKED || b->growth_mib < GROWTH_LIMIT_MIB,
           "%s: the process grew by %.1f MiB over %ld operations (limit %.0f MiB): operations "
           "issued while connecting pile up",
           what, b->growth_mib, b->ops, GROWTH_LIMIT_MIB);

@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,20 +90,11 @@ static uint32_t fnv1a(const char *s)
  * job from one hydra_pmi_proxy. 0 otherwise. */
 static pid_t hydra_proxy(void)
 {
-    char path[64], comm[32] = "";
+    char comm[32];
     pid_t ppid = getppid();
-    ssize_t n;
-    int fd;
 
-    snprintf(path, sizeof(path), "/proc/%d/comm", (int)ppid);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (!sib_proc_read(ppid, "comm", comm, sizeof(comm)))
         return 0;
-    n = read(fd, comm, sizeof(comm) - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    comm[n] = '\0';
     return strcmp(comm, "hydra_pmi_proxy\n") ? 0 : ppid;
 }
 

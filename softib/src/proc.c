@@ -15,24 +15,33 @@
 
 #include "fabric.h"
 
+bool sib_proc_read(int32_t pid, const char *file, char *buf, size_t len)
+{
+    char path[64];
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    n = read(fd, buf, len - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    return true;
+}
+
 /* Field 22 of /proc/<pid>/stat, or 0 if the process is gone or a zombie. */
 uint64_t sib_pid_start_time(int32_t pid)
 {
-    char path[64], buf[1024];
+    char buf[1024];
     unsigned long long start = 0;
-    ssize_t n;
     char *p;
-    int fd;
 
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (!sib_proc_read(pid, "stat", buf, sizeof(buf)))
         return 0;
-    n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
     p = strrchr(buf, ')'); /* comm may contain spaces and parentheses */
     if (!p || p[1] != ' ')
         return 0;

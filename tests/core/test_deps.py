@@ -195,9 +195,11 @@ def words_of_variable(text, before, name):
 
 
 def scan(root):
-    """(file, line, program) for every program the tree asks for."""
+    """(file, line, program) for every program the tree asks for, the problems met, and the
+    programs this project builds itself (meson's executable('NAME', ...): no package has them)."""
     found = []
     problems = []
+    own = set()
     for path in source_files(root):
         rel = os.path.relpath(path, root)
         if not is_script(path) or rel in SKIPPED_FILES:
@@ -206,6 +208,7 @@ def scan(root):
             text = f.read()
         lines = text.splitlines()
         if os.path.basename(path) == "meson.build":
+            own.update(OWN_EXECUTABLE.findall(text))
             for m in FIND_PROGRAM.finditer(text):
                 args = m.group(1)
                 if re.search(r"[\w)']\s*/\s*['\w]", re.sub(r"'[^']*'", "''", args)):
@@ -246,22 +249,12 @@ def scan(root):
                                 "asks for: say it in a '# programs: NAME...' comment")
                 continue
             found.extend((rel, line, n) for n in names)
-    return found, problems
-
-
-def own_programs(root):
-    """The programs this project builds (meson's executable('NAME', ...)): no package has them."""
-    names = set()
-    for path in source_files(root):
-        if os.path.basename(path) == "meson.build":
-            with open(path, errors="replace") as f:
-                names.update(OWN_EXECUTABLE.findall(f.read()))
-    return names
+    return found, problems, own
 
 
 def check_scan(root, rows):
-    listed = {thing for _, thing, _ in rows} | own_programs(root)
-    found, problems = scan(root)
+    found, problems, own = scan(root)
+    listed = {thing for _, thing, _ in rows} | own
     unlisted = [(f, line, p) for f, line, p in found if p not in listed]
     paths = {p: which(p) for _, _, p in unlisted}
     owners = dpkg_owners(sorted({v for p in paths.values() if p for v in path_variants(p)}))

@@ -5,7 +5,9 @@
 # capped run be compared byte for byte with an uncapped one. One CSV line per
 # run on stdout (and bench/results/<date>/scale.csv when run from run-all.sh):
 #   bench/scale.sh [BUILD_DIR]
-# SCALE_PROCS, SCALE_NODE_SIZES, SCALE_CAPS (0 = none) and SCALE_APPS narrow it down.
+# SCALE_PROCS, SCALE_NODE_SIZES, SCALE_CAPS (0 = none) and SCALE_APPS narrow it down;
+# SCALE_HYBRID lists ARMCI_HYBRID settings to run each configuration with (default: off;
+# e.g. "off auto ud": RC only, the hybrid UD path under the cap, every small operation by UD).
 # All processes share this machine's cores: times are those of an oversubscribed
 # host (MPI_Init alone takes ~40 s at 256 processes here); connection counts,
 # closings and memory are what a cluster would see.
@@ -29,14 +31,15 @@ field() {
     echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1
 }
 
-echo "app,procs,node_size,nodes,cap,status,check,digest,app_time_s,wall_s,c2s_avg,c2s_max,s2c_avg,s2c_max,c2s_peak_max,s2c_peak_max,closed,reopened,asked,over_cap,setups,setup_us_avg,retrans,mem_bytes,static_mem_bytes,rt_mem_avg,rt_mem_max"
+echo "app,procs,node_size,nodes,cap,status,check,digest,app_time_s,wall_s,c2s_avg,c2s_max,s2c_avg,s2c_max,c2s_peak_max,s2c_peak_max,closed,reopened,asked,over_cap,setups,setup_us_avg,retrans,mem_bytes,static_mem_bytes,rt_mem_avg,rt_mem_max,hybrid,ud_ops,rc_ops,promotions,ud_retrans,buf_mem_avg"
 for np in ${SCALE_PROCS:-64 128 256}; do
     for k in ${SCALE_NODE_SIZES:-1 4 16}; do
         for cap in ${SCALE_CAPS:-0 8}; do
+          for hybrid in ${SCALE_HYBRID:-off}; do
             for app in ${SCALE_APPS:-lu randomaccess lj}; do
                 t0=$(date +%s.%N)
                 # shellcheck disable=SC2046 # the command and its options
-                out=$(ARMCI_NODE_SIZE=$k ARMCI_MAX_CONNECTIONS=$cap timeout 1200 \
+                out=$(ARMCI_NODE_SIZE=$k ARMCI_MAX_CONNECTIONS=$cap ARMCI_HYBRID=$hybrid timeout 1200 \
                     tests/run-mpi.sh "$np" $(app_args "$app") 2>&1)
                 rc=$?
                 wall=$(echo "$t0 $(date +%s.%N)" | awk '{printf "%.1f", $2 - $1}')
@@ -51,12 +54,13 @@ for np in ${SCALE_PROCS:-64 128 256}; do
                     else
                         status=failed-exit-$rc
                     fi
-                    echo "$app $np x $k cap $cap: $status" >&2
+                    echo "$app $np x $k cap $cap hybrid $hybrid: $status" >&2
                     echo "$out" | grep -v '^RESULT' | tail -n 5 >&2
                 fi
                 nodes=$(( (np + k - 1) / k ))
-                echo "$app,$np,$k,$nodes,$cap,$status,$(field check "$result"),$(field digest "$result"),$(field time_s "$result"),$wall,$(field c2s_avg "$report"),$(field c2s_max "$report"),$(field s2c_avg "$report"),$(field s2c_max "$report"),$(field c2s_peak_max "$report"),$(field s2c_peak_max "$report"),$(field closed "$report"),$(field reopened "$report"),$(field asked "$report"),$(field over_cap "$report"),$(field setups "$report"),$(field setup_us_avg "$report"),$(field retrans "$report"),$(field mem_bytes "$report"),$(field static_mem_bytes "$report"),$(field rt_mem_avg "$report"),$(field rt_mem_max "$report")"
+                echo "$app,$np,$k,$nodes,$cap,$status,$(field check "$result"),$(field digest "$result"),$(field time_s "$result"),$wall,$(field c2s_avg "$report"),$(field c2s_max "$report"),$(field s2c_avg "$report"),$(field s2c_max "$report"),$(field c2s_peak_max "$report"),$(field s2c_peak_max "$report"),$(field closed "$report"),$(field reopened "$report"),$(field asked "$report"),$(field over_cap "$report"),$(field setups "$report"),$(field setup_us_avg "$report"),$(field retrans "$report"),$(field mem_bytes "$report"),$(field static_mem_bytes "$report"),$(field rt_mem_avg "$report"),$(field rt_mem_max "$report"),$hybrid,$(field ud_ops "$report"),$(field rc_ops "$report"),$(field promotions "$report"),$(field ud_retrans "$report"),$(field buf_mem_avg "$report")"
             done
+          done
         done
     done
 done

@@ -134,7 +134,7 @@ static void signal_node(int node, uint64_t number)
     uint64_t *slot = slots_at[node] + topo.my_node;
     struct target t;
     seg_resolve("ARMCI_Barrier", "barrier slot", master, slot, sizeof(*slot), &t);
-    remote_put(&t, &number, sizeof(number), handle_implicit(), true);
+    remote_put_rc(&t, &number, sizeof(number));
 }
 
 static void internode(uint64_t number)

@@ -25,6 +25,7 @@ static const char *const protocol_choices[] = {"overlap", "serial", NULL};
 static const char *const barrier_choices[] = {"rdma", "mpi", NULL};
 static const char *const rmw_choices[] = {"auto", "device", "server", NULL};
 static const char *const vector_choices[] = {"auto", "rdma", "server", NULL};
+static const char *const hybrid_choices[] = {"auto", "off", "ud", NULL};
 static const char *const wait_choices[] = {"auto", "spin", "yield", NULL};
 
 #define FIELD(f) offsetof(struct config, f)
@@ -103,6 +104,21 @@ const struct config_entry config_table[] = {
     {"ARMCI_VECTOR", CFG_CHOICE, FIELD(vector), "auto", 0, 0, vector_choices, false,
      "vector puts and gets of short segments to another node: auto (the cheaper by the route "
      "cost model), rdma (one chain of RDMA writes or reads) or server (packed requests)"},
+    {"ARMCI_HYBRID", CFG_CHOICE, FIELD(hybrid), "auto", 0, 0, hybrid_choices, true,
+     "small operations to a node without a ready connection go over UD datagrams, exactly "
+     "once (auto: on when ARMCI_MAX_CONNECTIONS caps connections; off; ud: every operation that "
+     "fits a datagram; on-demand mode only)"},
+    {"ARMCI_HYBRID_PROMOTE", CFG_INT, FIELD(hybrid_promote), "100", 0, 1L << 30, NULL, false,
+     "hybrid: operations over UD to a node before it gets an RC connection (when under the cap); "
+     "0: never"},
+    {"ARMCI_HYBRID_SIZE", CFG_SIZE, FIELD(hybrid_size), "4096", 256, 65536, NULL, true,
+     "hybrid: bytes per data datagram (cut to the port's MTU)"},
+    {"ARMCI_HYBRID_WINDOW", CFG_INT, FIELD(hybrid_window), "32", 1, 4096, NULL, true,
+     "hybrid: requests in flight per node (and answers each data server caches per client)"},
+    {"ARMCI_HYBRID_RTO_US", CFG_DOUBLE, FIELD(hybrid_rto_us), "10000", 10, 1e8, NULL, false,
+     "hybrid: first retransmission timeout of a data datagram, microseconds"},
+    {"ARMCI_HYBRID_TIMEOUT", CFG_DOUBLE, FIELD(hybrid_timeout), "10", 0.01, 1e6, NULL, false,
+     "hybrid: seconds a node may answer nothing to outstanding requests before the job ends"},
     {"ARMCI_TEST_HOOKS", CFG_INT, FIELD(test_hooks), "0", 0, 1L << 30, NULL, false,
      "fault injection for the test suites (bit set)"},
     {"ARMCI_TEST_EXPECT_NP", CFG_INT, FIELD(test_expect_np), "0", 0, 1L << 24, NULL, true,
@@ -321,6 +337,29 @@ void cfg_load(void)
     cfg.connect_rto = cfg.connect_retry_us * 1e-6;
     if (cfg.max_server_connections < 0)
         cfg.max_server_connections = cfg.max_connections;
+    cfg.hybrid_rto = cfg.hybrid_rto_us * 1e-6;
+    if (cfg.hybrid == CFG_HYBRID_UD && cfg.connect == CFG_CONNECT_STATIC)
+        armci_die("ARMCI_Init",
+                  "ARMCI_HYBRID=ud needs on-demand connections, but ARMCI_CONNECT=static "
+                  "connects every node at init (unset one of them)");
+}
+
+/*
+ * ARMCI_HYBRID's rule: `ud` on; `auto` on when connections are capped (then a
+ * node without a free slot still gets its small operations at once), off
+ * without a cap (a connection per node costs less than the UD path's server
+ * wake-ups: docs/SCALING.md) and in static mode (every node is connected at
+ * init). Job-wide: a cap set on one rank turns it on everywhere, since the
+ * data servers' UD endpoints and the route of ARMCI_Rmw depend on it.
+ */
+static void hybrid_resolve(MPI_Comm comm)
+{
+    int on =
+        cfg.hybrid == CFG_HYBRID_UD || (cfg.hybrid == CFG_HYBRID_AUTO && cfg.max_connections > 0 &&
+                                        cfg.connect == CFG_CONNECT_ONDEMAND);
+    int any = 0;
+    MPI_Allreduce(&on, &any, 1, MPI_INT, MPI_MAX, comm);
+    cfg.hybrid_on = any;
 }
 
 void config_check_agreement(MPI_Comm comm)
@@ -341,6 +380,7 @@ void config_check_agreement(MPI_Comm comm)
                   "and ranks differ between %g and %g",
                   config_table[i].name, value, lo[i], hi[i]);
     }
+    hybrid_resolve(comm);
 }
 
 double config_numeric(const struct config_entry *e)

@@ -18,6 +18,7 @@ enum cfg_protocol { CFG_PROTOCOL_OVERLAP, CFG_PROTOCOL_SERIAL };
 enum cfg_barrier { CFG_BARRIER_RDMA, CFG_BARRIER_MPI };
 enum cfg_rmw { CFG_RMW_AUTO, CFG_RMW_DEVICE, CFG_RMW_SERVER };
 enum cfg_vector { CFG_VECTOR_AUTO, CFG_VECTOR_RDMA, CFG_VECTOR_SERVER };
+enum cfg_hybrid { CFG_HYBRID_AUTO, CFG_HYBRID_OFF, CFG_HYBRID_UD };
 enum cfg_wait { CFG_WAIT_AUTO, CFG_WAIT_SPIN, CFG_WAIT_YIELD };
 enum cfg_report { CFG_REPORT_OFF, CFG_REPORT_STDOUT, CFG_REPORT_STDERR, CFG_REPORT_FILE };
 
@@ -54,6 +55,14 @@ struct config {
     int qp_pool;                /* ARMCI_QP_POOL: QPs made ahead for first contacts */
     int max_connections;        /* ARMCI_MAX_CONNECTIONS: 0 = no cap */
     int max_server_connections; /* ARMCI_MAX_SERVER_CONNECTIONS: a data server's soft cap */
+    enum cfg_hybrid hybrid;     /* ARMCI_HYBRID: small operations over UD without a connection */
+    bool hybrid_on;             /* the UD data path is in use (ARMCI_HYBRID's auto rule applied) */
+    int hybrid_promote;         /* ARMCI_HYBRID_PROMOTE: operations before a node gets RC */
+    size_t hybrid_size;         /* ARMCI_HYBRID_SIZE: bytes per data datagram (at most the MTU) */
+    int hybrid_window;          /* ARMCI_HYBRID_WINDOW: requests in flight per node */
+    double hybrid_rto;          /* ARMCI_HYBRID_RTO_US, in seconds: first retransmission timeout */
+    double hybrid_rto_us;
+    double hybrid_timeout;  /* ARMCI_HYBRID_TIMEOUT: seconds of silence before a node is lost */
     long strided_threshold; /* ARMCI_STRIDED_THRESHOLD: -1 cost model, else RDMA for chunks >= N */
     int test_hooks;         /* ARMCI_TEST_HOOKS: fault injection (fault.h) */
     int test_expect_np;     /* ARMCI_TEST_EXPECT_NP: processes the launcher was asked for */

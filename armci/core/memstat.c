@@ -6,11 +6,21 @@ static long now[MEM_KINDS], peak[MEM_KINDS];
 static long runtime_now, runtime_peak, buffers_now, buffers_peak;
 
 static const char *const names[MEM_KINDS] = {
-    [MEM_SEGMENTS] = "segments",     [MEM_INDEX] = "index",           [MEM_DIRECTORY] = "directory",
-    [MEM_TOPOLOGY] = "topology",     [MEM_GROUPS] = "groups",         [MEM_SYNC] = "sync",
-    [MEM_CONNECTIONS] = "conns",     [MEM_SEND_QUEUES] = "sendq",     [MEM_WORK] = "work",
-    [MEM_REPLY_SLOTS] = "replies",   [MEM_BUF_BOUNCE] = "buf_bounce", [MEM_BUF_RECV] = "buf_recv",
+    [MEM_SEGMENTS] = "segments",
+    [MEM_INDEX] = "index",
+    [MEM_DIRECTORY] = "directory",
+    [MEM_TOPOLOGY] = "topology",
+    [MEM_GROUPS] = "groups",
+    [MEM_SYNC] = "sync",
+    [MEM_CONNECTIONS] = "conns",
+    [MEM_SEND_QUEUES] = "sendq",
+    [MEM_WORK] = "work",
+    [MEM_REPLY_SLOTS] = "replies",
+    [MEM_BUF_BOUNCE] = "buf_bounce",
+    [MEM_BUF_RECV] = "buf_recv",
     [MEM_BUF_SERVER] = "buf_server",
+    [MEM_DATAGRAM] = "datagram",
+    [MEM_BUF_DATAGRAM] = "buf_dgram",
 };
 
 /* Adds to *v and raises *high to the result if it is higher. */

@@ -12,19 +12,21 @@
 #include <stddef.h>
 
 enum mem_kind {
-    MEM_SEGMENTS,    /* segment records and their per-node tables */
-    MEM_INDEX,       /* the (process, address) -> block index */
-    MEM_DIRECTORY,   /* every process's UD address */
-    MEM_TOPOLOGY,    /* rank <-> node maps */
-    MEM_GROUPS,      /* group rank maps */
-    MEM_SYNC,        /* mutex and barrier tables */
-    MEM_CONNECTIONS, /* connection records and tables, client and data server */
-    MEM_SEND_QUEUES, /* send-queue rings of the connections */
-    MEM_WORK,        /* records of operations in flight or queued */
-    MEM_REPLY_SLOTS, /* messages awaiting a reply, by token */
-    MEM_BUF_BOUNCE,  /* registered buffers from here on: bounce buffers */
-    MEM_BUF_RECV,    /* receive pools */
-    MEM_BUF_SERVER,  /* the data server's reply buffers */
+    MEM_SEGMENTS,     /* segment records and their per-node tables */
+    MEM_INDEX,        /* the (process, address) -> block index */
+    MEM_DIRECTORY,    /* every process's UD address */
+    MEM_TOPOLOGY,     /* rank <-> node maps */
+    MEM_GROUPS,       /* group rank maps */
+    MEM_SYNC,         /* mutex and barrier tables */
+    MEM_CONNECTIONS,  /* connection records and tables, client and data server */
+    MEM_SEND_QUEUES,  /* send-queue rings of the connections */
+    MEM_WORK,         /* records of operations in flight or queued */
+    MEM_REPLY_SLOTS,  /* messages awaiting a reply, by token */
+    MEM_DATAGRAM,     /* the UD data path: windows per node, answer caches per client */
+    MEM_BUF_BOUNCE,   /* registered buffers from here on: bounce buffers */
+    MEM_BUF_RECV,     /* receive pools */
+    MEM_BUF_SERVER,   /* the data server's reply buffers */
+    MEM_BUF_DATAGRAM, /* the UD data path's send and receive buffers */
     MEM_KINDS
 };
 

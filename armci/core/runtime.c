@@ -1,9 +1,12 @@
 /* The process-wide runtime state (runtime.h); init.c fills it in. */
 #include "core/runtime.h"
 
+#include "core/hybrid_stats.h"
+
 #include "core/error.h"
 
 struct runtime rt;
+struct hybrid_stats hybrid_stats;
 
 void rt_require_init(const char *call)
 {

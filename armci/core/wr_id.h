@@ -17,6 +17,7 @@ enum wr_tag {
     WR_TAG_OUTBUF = 4, /* server packed-get buffer (pointer) */
     WR_TAG_CONN = 5,   /* client connection: a request that retires no work of its own */
     WR_TAG_PULL = 6,   /* server RDMA read of a client's data (pointer to its record) */
+    WR_TAG_DGRAM = 7,  /* the UD data path: its sends and its receives complete on different CQs */
 };
 
 static inline uint64_t wr_id_make(uint64_t index_or_pointer, enum wr_tag tag)

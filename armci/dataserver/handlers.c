@@ -31,7 +31,7 @@ static bool target_local_index(const struct ds_message *rq, int *local)
     return true;
 }
 
-static int do_acc(const struct ds_message *rq, size_t payload)
+int serve_acc(const struct ds_message *rq, const void *data, size_t payload)
 {
     size_t elem = acc_elem_size(rq->datatype);
     int local;
@@ -40,12 +40,12 @@ static int do_acc(const struct ds_message *rq, size_t payload)
     if (!registry_contains(rq->addr, rq->len))
         return DS_EFAULT;
     node_acc_lock(local);
-    acc_apply(rq->datatype, rq->scale, (void *)(uintptr_t)rq->addr, rq + 1, rq->len);
+    acc_apply(rq->datatype, rq->scale, (void *)(uintptr_t)rq->addr, data, rq->len);
     node_acc_unlock(local);
     return DS_OK;
 }
 
-static int do_rmw(const struct ds_message *rq, int64_t *old)
+int serve_rmw(const struct ds_message *rq, int64_t *old)
 {
     size_t size = rmw_operand_size(rq->rmw_op);
     if (!size || rq->len != size || rq->addr % size)
@@ -262,10 +262,10 @@ static void serve_request(struct server_conn *sc, struct ds_message *rq, size_t 
     int status;
     switch (rq->op) {
     case DS_ACC:
-        status = do_acc(rq, payload);
+        status = serve_acc(rq, rq + 1, payload);
         break;
     case DS_RMW:
-        status = do_rmw(rq, &value);
+        status = serve_rmw(rq, &value);
         break;
     case DS_LOCK:
         lock_request(sc, rq); /* replies when the lock is granted */

@@ -86,6 +86,21 @@ enum ds_status {
                       credit comes back now, the grant (or refusal) follows without one */
 };
 
+/* What a refusal means, for the client's error message. */
+static inline const char *ds_status_name(int status)
+{
+    switch (status) {
+    case DS_EFAULT:
+        return "the address range is not inside any ARMCI segment of that node";
+    case DS_EINVAL:
+        return "malformed request";
+    case DS_EPERM:
+        return "the mutex is not held by this process";
+    default:
+        return "unknown status";
+    }
+}
+
 /* A strided layout at the server: the server-side strides of a packed transfer. */
 struct ds_stride {
     int32_t levels;

@@ -4,6 +4,7 @@
 #include "core/config.h"
 #include "core/memstat.h"
 #include "core/wr_id.h"
+#include "dataserver/dgram_server.h"
 #include "dataserver/protocol.h"
 #include "odcm/cm_server.h"
 #include "verbs/device.h"
@@ -33,9 +34,11 @@ void resources_create(completion_fn on_request)
 {
     int nbufs = cfg.server_bufs;
     endpoint_create(&ds_res.requests, "data server requests",
-                    nbufs + cm_server_recv_cq_entries() + 16, true);
-    endpoint_create(&ds_res.sends, "data server sends",
-                    server_send_budget() + cm_server_send_cq_entries(), false);
+                    nbufs + cm_server_recv_cq_entries() + dgram_server_recv_cq_entries() + 16,
+                    true);
+    endpoint_create(
+        &ds_res.sends, "data server sends",
+        server_send_budget() + cm_server_send_cq_entries() + dgram_server_send_cq_entries(), false);
     recv_pool_create(&ds_res.bufs, "data server request buffers", nbufs,
                      sizeof(struct ds_message) + cfg.server_buf_size, vdev.pd, &ds_res.requests,
                      WR_TAG_RECV, on_request, NULL);

@@ -16,6 +16,7 @@
 #include "core/util.h"
 #include "core/wait_policy.h"
 #include "dataserver/connections.h"
+#include "dataserver/dgram_server.h"
 #include "dataserver/handlers.h"
 #include "dataserver/link.h"
 #include "dataserver/link_server.h"
@@ -66,6 +67,7 @@ void server_init(void)
     registry_init(locks_forget_range);
     link_listen(set_stop);
     cm_server_init(&ds_res.sends, &ds_res.requests, &server_conn_ops);
+    dgram_server_init();
     resources_create_qp_pool();
 }
 
@@ -139,6 +141,7 @@ void server_fini(void)
 {
     connections_fini();
     answers_fini();
+    dgram_server_fini();
     cm_server_fini();
     locks_fini();
     registry_fini();

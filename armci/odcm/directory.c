@@ -13,8 +13,9 @@
 /* What each process publishes (only for the all-gather). */
 struct dir_entry {
     struct verbs_addr client_ud;
-    uint32_t server_ud_qpn; /* masters only */
-    uint32_t pad;
+    uint32_t server_ud_qpn;   /* masters only */
+    uint32_t client_data_qpn; /* the UD data path, if on */
+    uint32_t server_data_qpn; /* masters only, if on */
 };
 
 struct port {
@@ -22,17 +23,30 @@ struct port {
     uint16_t lid;
 };
 
-static uint32_t *client_qpn;    /* [nprocs] */
-static uint32_t *server_qpn;    /* [num_nodes] */
-static struct port *node_port;  /* [num_nodes] the master's port */
-static uint16_t *rank_lid;      /* [nprocs] when processes of a node differ in LID; else NULL */
-static uint8_t (*rank_gid)[16]; /* [nprocs] when they differ in GID; else NULL */
+static uint32_t *client_qpn;      /* [nprocs] */
+static uint32_t *server_qpn;      /* [num_nodes] */
+static struct port *node_port;    /* [num_nodes] the master's port */
+static uint16_t *rank_lid;        /* [nprocs] when processes of a node differ in LID; else NULL */
+static uint8_t (*rank_gid)[16];   /* [nprocs] when they differ in GID; else NULL */
+static uint32_t *client_data_qpn; /* [nprocs] if the UD data path is on */
+static uint32_t *server_data_qpn; /* [num_nodes] if it is on */
+static uint32_t offered_client, offered_server;
 static long held;
+
+void directory_offer_client_data(uint32_t qpn)
+{
+    offered_client = qpn;
+}
+
+void directory_offer_server_data(uint32_t qpn)
+{
+    offered_server = qpn;
+}
 
 void directory_publish(struct verbs_addr client_ud, uint32_t server_ud_qpn)
 {
     int n = rt.nprocs, nodes = topo.num_nodes;
-    struct dir_entry mine = {client_ud, server_ud_qpn, 0};
+    struct dir_entry mine = {client_ud, server_ud_qpn, offered_client, offered_server};
     struct dir_entry *all = xmalloc(sizeof(*all) * (size_t)n);
     MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, rt.comm);
 
@@ -63,9 +77,18 @@ void directory_publish(struct verbs_addr client_ud, uint32_t server_ud_qpn)
         for (int r = 0; r < n; r++)
             memcpy(rank_gid[r], all[r].client_ud.gid, sizeof(rank_gid[r]));
     }
+    if (offered_client) {
+        client_data_qpn = xmalloc(sizeof(*client_data_qpn) * (size_t)n);
+        server_data_qpn = xmalloc(sizeof(*server_data_qpn) * (size_t)nodes);
+        for (int r = 0; r < n; r++)
+            client_data_qpn[r] = all[r].client_data_qpn;
+        for (int node = 0; node < nodes; node++)
+            server_data_qpn[node] = all[topo_node_master(node)].server_data_qpn;
+    }
     free(all);
 
-    held = (long)(sizeof(*client_qpn) * (size_t)n) +
+    held = (client_data_qpn ? (long)(sizeof(uint32_t) * (size_t)(n + nodes)) : 0) +
+           (long)(sizeof(*client_qpn) * (size_t)n) +
            (long)((sizeof(*server_qpn) + sizeof(*node_port)) * (size_t)nodes) +
            (rank_lid ? (long)(sizeof(*rank_lid) * (size_t)n) : 0) +
            (rank_gid ? (long)(sizeof(*rank_gid) * (size_t)n) : 0);
@@ -79,6 +102,10 @@ void directory_fini(void)
     free(node_port);
     free(rank_lid);
     free(rank_gid);
+    free(client_data_qpn);
+    free(server_data_qpn);
+    client_data_qpn = server_data_qpn = NULL;
+    offered_client = offered_server = 0;
     client_qpn = server_qpn = NULL;
     node_port = NULL;
     rank_lid = NULL;
@@ -112,5 +139,19 @@ struct verbs_addr directory_client(int rank)
 {
     struct verbs_addr a = port_of(rank);
     a.qpn = client_qpn[rank];
+    return a;
+}
+
+struct verbs_addr directory_server_data(int node)
+{
+    struct verbs_addr a = port_of(topo_node_master(node));
+    a.qpn = server_data_qpn[node];
+    return a;
+}
+
+struct verbs_addr directory_client_data(int rank)
+{
+    struct verbs_addr a = port_of(rank);
+    a.qpn = client_data_qpn[rank];
     return a;
 }

@@ -13,6 +13,14 @@
 
 #include "verbs/device.h"
 
+/*
+ * Before directory_publish: the QP numbers of this process's UD data
+ * endpoint and, on a master, of its data server's (the hybrid data path).
+ * Every process offers them or none does (ARMCI_HYBRID agrees across ranks).
+ */
+void directory_offer_client_data(uint32_t qpn);
+void directory_offer_server_data(uint32_t qpn);
+
 /* Collective: publishes my client UD address and, if I am a master, my data server's UD QP
  * number (0 otherwise). */
 void directory_publish(struct verbs_addr client_ud, uint32_t server_ud_qpn);
@@ -20,6 +28,9 @@ void directory_fini(void);
 
 struct verbs_addr directory_server(int node);
 struct verbs_addr directory_client(int rank);
+/* The UD data endpoints (directory_offer_data): same ports, their own QP numbers. */
+struct verbs_addr directory_server_data(int node);
+struct verbs_addr directory_client_data(int rank);
 
 /* Bytes the directory holds (tests). */
 long directory_bytes(void);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/config.h"
+#include "core/hybrid_stats.h"
 #include "core/error.h"
 #include "core/memstat.h"
 #include "core/runtime.h"
@@ -178,6 +179,43 @@ static void print_cap_fields(const struct cap_report *r)
             r->over_cap);
 }
 
+/* ---- the hybrid UD data path (ARMCI_HYBRID) ---- */
+
+#define HYBRID_FIELDS 10
+
+/* Collective over the job: the counters summed. */
+static void reduce_hybrid(long sums[HYBRID_FIELDS])
+{
+    const struct hybrid_stats *h = &hybrid_stats;
+    long mine[HYBRID_FIELDS] = {h->ud_ops,         h->rc_ops,   h->promotions, h->retransmissions,
+                                h->answers_late,   h->executed, h->duplicates, h->early,
+                                h->answers_unsent, h->refused};
+    MPI_Reduce(mine, sums, HYBRID_FIELDS, MPI_LONG, MPI_SUM, 0, rt.comm);
+}
+
+static void print_hybrid(const long s[HYBRID_FIELDS], long closed)
+{
+    if (!cfg.hybrid_on)
+        return;
+    fprintf(report_out,
+            "  hybrid UD path (%s): %ld operations over UD, %ld over RC; %ld promotions to RC, "
+            "%ld demotions (closed under the cap); %ld UD retransmissions, %ld answered from "
+            "the cache, %ld early requests dropped, %ld answers unsent, %ld late answers, %ld "
+            "datagrams refused\n",
+            cfg.hybrid == CFG_HYBRID_UD ? "ud" : "auto", s[0], s[1], s[2], closed, s[3], s[6], s[7],
+            s[8], s[4], s[9]);
+}
+
+static void print_hybrid_fields(const long s[HYBRID_FIELDS], long closed)
+{
+    fprintf(
+        report_out,
+        " hybrid=%d ud_ops=%ld rc_ops=%ld promotions=%ld demotions=%ld ud_retrans=%ld "
+        "ud_duplicates=%ld ud_early=%ld ud_unsent=%ld ud_late=%ld ud_refused=%ld ud_executed=%ld",
+        cfg.hybrid_on, s[0], s[1], s[2], cfg.hybrid_on ? closed : 0, s[3], s[6], s[7], s[8], s[4],
+        s[9], s[5]);
+}
+
 void report_connections(const struct intmap *conns, struct cm_stats cap_stats)
 {
     long c2s = (long)conns->count;
@@ -211,6 +249,8 @@ void report_connections(const struct intmap *conns, struct cm_stats cap_stats)
 
     struct memory_report rtmem = reduce_memory();
     struct cap_report cap = reduce_cap(cap_stats);
+    long hybrid[HYBRID_FIELDS];
+    reduce_hybrid(hybrid);
 
     /* Servers: only masters have one. */
     struct reduced rs2c = {0, 0, 0};
@@ -261,6 +301,7 @@ void report_connections(const struct intmap *conns, struct cm_stats cap_stats)
             "%ld retransmissions\n",
             smin * 1e6, savg * 1e6, smax * 1e6, setups_total, retrans_total);
     print_cap(&cap);
+    print_hybrid(hybrid, cap.closed);
     print_memory(&rtmem);
     fprintf(report_out,
             "ARMCI_CONN_REPORT mode=%s protocol=%s procs=%d nodes=%d c2s_min=%ld c2s_avg=%.3f "
@@ -271,6 +312,7 @@ void report_connections(const struct intmap *conns, struct cm_stats cap_stats)
             s2c_avg, rs2c.max, mem_total, static_total, ratio, retrans_total, setups_total,
             smin * 1e6, savg * 1e6, smax * 1e6);
     print_cap_fields(&cap);
+    print_hybrid_fields(hybrid, cap.closed);
     print_memory_fields(&rtmem);
     if (report_out == stdout || report_out == stderr)
         fflush(report_out);

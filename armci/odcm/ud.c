@@ -68,12 +68,11 @@ static int bring_up(struct ud_endpoint *u, const char **step)
  * before are ignored (generations). Datagrams lost meanwhile are
  * retransmitted by the protocol.
  */
-static void restart(struct ud_endpoint *u, const struct ibv_wc *wc)
+static void restart(struct ud_endpoint *u, const struct ibv_wc *wc, bool send)
 {
     if (u->restarts++ < 8)
         armci_warn("UD channel (%s): %s failed (%s): QP reset%s", u->who,
-                   wr_id_tag(wc->wr_id) == WR_TAG_UD_SEND ? "a send" : "a receive",
-                   ibv_wc_status_str(wc->status),
+                   send ? "a send" : "a receive", ibv_wc_status_str(wc->status),
                    u->restarts == 8 ? " (no more such warnings)" : "");
     /* A datagram still on its way may put the QP in error again before it is up: retry. */
     const char *step = "->RESET";
@@ -97,7 +96,7 @@ static void restart(struct ud_endpoint *u, const struct ibv_wc *wc)
 /* A receive failed or was flushed (the QP is in the error state): never reposted alone. */
 static bool on_receive_failed(void *ctx, const struct ibv_wc *wc)
 {
-    restart(ctx, wc);
+    restart(ctx, wc, false);
     return false;
 }
 
@@ -118,7 +117,7 @@ static void on_send_done(void *ctx, const struct ibv_wc *wc)
         return; /* posted before the QP was reset: its buffer is free already */
     buffer_pool_release(&u->send, buffer_pool_at(&u->send, (int)(uint32_t)id));
     if (wc->status != IBV_WC_SUCCESS)
-        restart(u, wc); /* the protocol retransmits what was lost */
+        restart(u, wc, true); /* the protocol retransmits what was lost */
 }
 
 static void on_datagram(void *ctx, const struct ibv_wc *wc)
@@ -127,17 +126,18 @@ static void on_datagram(void *ctx, const struct ibv_wc *wc)
     ud_deliver(u, wc, recv_pool_buffer(&u->recv, wc));
 }
 
-void ud_create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint *recv_ep,
-               const char *who, cm_msg_fn on_message, void *ctx)
+/* The QP and buffers of u, whose kind (who, callbacks, buf_size, send_tag) is set. */
+static void create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint *recv_ep,
+                   int nsend, int nrecv, enum wr_tag recv_tag)
 {
-    *u = (struct ud_endpoint){
-        .who = who, .on_message = on_message, .ctx = ctx, .qkey = ud_job_qkey()};
+    const char *who = u->who;
+    u->qkey = ud_job_qkey();
     struct ibv_qp_init_attr init = {
         .send_cq = send_ep->cq,
         .recv_cq = recv_ep->cq,
         .qp_type = IBV_QPT_UD,
-        .cap = {.max_send_wr = UD_SEND_BUFS,
-                .max_recv_wr = UD_RECV_BUFS,
+        .cap = {.max_send_wr = (uint32_t)nsend,
+                .max_recv_wr = (uint32_t)nrecv,
                 .max_send_sge = 1,
                 .max_recv_sge = 1},
     };
@@ -151,14 +151,37 @@ void ud_create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint 
         armci_die("ARMCI_Init", "ibv_modify_qp %s (UD channel of %s) failed: %s", step, who,
                   strerror(rc));
 
-    buffer_pool_create(&u->send, "ARMCI_Init", "UD channel send buffers", UD_SEND_BUFS, UD_BUF_SIZE,
-                       false, MEM_KINDS);
-    endpoint_on(send_ep, WR_TAG_UD_SEND, on_send_done, u);
+    buffer_pool_create(&u->send, "ARMCI_Init", "UD channel send buffers", nsend, u->buf_size, false,
+                       u->on_bytes ? MEM_BUF_DATAGRAM : MEM_KINDS);
+    endpoint_on(send_ep, u->send_tag, on_send_done, u);
     snprintf(u->recv_what, sizeof(u->recv_what), "UD channel (%s) receive buffers", who);
-    recv_pool_create(&u->recv, u->recv_what, UD_RECV_BUFS, UD_BUF_SIZE, NULL, recv_ep,
-                     WR_TAG_UD_RECV, on_datagram, u);
+    recv_pool_create(&u->recv, u->recv_what, nrecv, u->buf_size, NULL, recv_ep, recv_tag,
+                     on_datagram, u);
     u->recv.on_failure = on_receive_failed;
     recv_pool_attach_qp(&u->recv, u->qp);
+}
+
+void ud_create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint *recv_ep,
+               const char *who, cm_msg_fn on_message, void *ctx)
+{
+    *u = (struct ud_endpoint){.who = who,
+                              .on_message = on_message,
+                              .ctx = ctx,
+                              .buf_size = UD_BUF_SIZE,
+                              .send_tag = WR_TAG_UD_SEND};
+    create(u, send_ep, recv_ep, UD_SEND_BUFS, UD_RECV_BUFS, WR_TAG_UD_RECV);
+}
+
+void ud_create_data(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint *recv_ep,
+                    const char *who, size_t datagram, int nsend, int nrecv, ud_bytes_fn fn,
+                    void *ctx)
+{
+    *u = (struct ud_endpoint){.who = who,
+                              .on_bytes = fn,
+                              .ctx = ctx,
+                              .buf_size = UD_GRH_BYTES + datagram,
+                              .send_tag = WR_TAG_DGRAM};
+    create(u, send_ep, recv_ep, nsend, nrecv, WR_TAG_DGRAM);
 }
 
 void ud_destroy(struct ud_endpoint *u)
@@ -200,15 +223,23 @@ static struct ibv_ah *ah_for(struct ud_endpoint *u, int peer_key, const struct v
 bool ud_send(struct ud_endpoint *u, int peer_key, const struct verbs_addr *to,
              const struct cm_msg *msg)
 {
+    return ud_send_bytes(u, peer_key, to, msg, sizeof(*msg));
+}
+
+bool ud_send_bytes(struct ud_endpoint *u, int peer_key, const struct verbs_addr *to,
+                   const void *data, size_t len)
+{
+    if (len > u->buf_size - UD_GRH_BYTES)
+        armci_die(NULL, "UD channel (%s): a %zu-byte datagram is longer than its %zu bytes", u->who,
+                  len, u->buf_size - UD_GRH_BYTES);
     struct pool_buffer *b = buffer_pool_get(&u->send);
     if (!b)
         return false;
-    memcpy(b->addr, msg, sizeof(*msg));
-    struct ibv_sge sge = {.addr = (uintptr_t)b->addr, .length = sizeof(*msg), .lkey = b->lkey};
+    memcpy(b->addr, data, len);
+    struct ibv_sge sge = {.addr = (uintptr_t)b->addr, .length = (uint32_t)len, .lkey = b->lkey};
     struct ibv_send_wr wr = {
         /* The generation: a completion of before a reset must not free a buffer again. */
-        .wr_id =
-            wr_id_make((uint64_t)u->send_generation << 32 | (uint32_t)b->index, WR_TAG_UD_SEND),
+        .wr_id = wr_id_make((uint64_t)u->send_generation << 32 | (uint32_t)b->index, u->send_tag),
         .sg_list = &sge,
         .num_sge = 1,
         .opcode = IBV_WR_SEND,

@@ -68,6 +68,10 @@ struct ud_sender {
  */
 typedef void (*cm_msg_fn)(void *ctx, const struct ud_sender *from, const struct cm_msg *m);
 
+/* Receives one datagram of a data endpoint (ud_create_data): `len` bytes at `data`, valid
+ * during the call only, and its sender. Nothing in it is checked yet. */
+typedef void (*ud_bytes_fn)(void *ctx, const struct ud_sender *from, const void *data, size_t len);
+
 struct ud_endpoint {
     const char *who;    /* names the endpoint in warnings */
     char recv_what[48]; /* names its receive buffers */
@@ -76,8 +80,11 @@ struct ud_endpoint {
     struct recv_pool recv;
     struct buffer_pool send; /* one datagram each; a buffer is free again at its completion */
     struct intmap ah;        /* peer key -> struct ibv_ah */
-    cm_msg_fn on_message;
+    cm_msg_fn on_message;    /* a connection-message endpoint (ud_create) */
+    ud_bytes_fn on_bytes;    /* or a data endpoint (ud_create_data) */
     void *ctx;
+    size_t buf_size;          /* GRH space and the largest datagram */
+    enum wr_tag send_tag;     /* of its sends' completions */
     uint32_t send_generation; /* of the sends posted since the QP was last reset */
     long sent;
     long received;
@@ -93,6 +100,15 @@ int ud_recv_cq_entries(void);
 /* Sends complete on send_ep, receives on recv_ep (they may be the same endpoint). */
 void ud_create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint *recv_ep,
                const char *who, cm_msg_fn on_message, void *ctx);
+/*
+ * A data endpoint: datagrams of up to `datagram` bytes, nsend send and
+ * nrecv receive buffers, completions tagged WR_TAG_DGRAM (so send_ep and
+ * recv_ep must be different CQs, or CQs without other users of that tag).
+ * Receives go to fn unchecked: the caller checks every byte.
+ */
+void ud_create_data(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint *recv_ep,
+                    const char *who, size_t datagram, int nsend, int nrecv, ud_bytes_fn fn,
+                    void *ctx);
 void ud_destroy(struct ud_endpoint *u);
 
 /* The address to publish for this endpoint. */
@@ -105,6 +121,10 @@ struct verbs_addr ud_addr(const struct ud_endpoint *u);
  */
 bool ud_send(struct ud_endpoint *u, int peer_key, const struct verbs_addr *to,
              const struct cm_msg *msg);
+
+/* Sends len bytes (at most the endpoint's datagram) to peer, like ud_send. */
+bool ud_send_bytes(struct ud_endpoint *u, int peer_key, const struct verbs_addr *to,
+                   const void *data, size_t len);
 
 /* The Q_Key of this job's UD channel (derived from the job id). */
 uint32_t ud_job_qkey(void);

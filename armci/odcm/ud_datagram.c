@@ -65,6 +65,15 @@ void ud_deliver(struct ud_endpoint *u, const struct ibv_wc *wc, const void *buf)
     struct ud_sender from = {.qpn = wc->src_qp, .lid = wc->slid};
     if ((wc->wc_flags & IBV_WC_GRH) && wc->byte_len >= UD_GRH_BYTES)
         from.has_gid = grh_source_gid(b, from.gid);
+    if (u->on_bytes) {
+        if (wc->byte_len < UD_GRH_BYTES || wc->byte_len > u->buf_size) {
+            ud_refuse(u, &from, "shorter than a GRH or longer than a buffer");
+            return;
+        }
+        u->received++;
+        u->on_bytes(u->ctx, &from, b + UD_GRH_BYTES, wc->byte_len - UD_GRH_BYTES);
+        return;
+    }
     if (wc->byte_len != UD_GRH_BYTES + sizeof(struct cm_msg)) {
         ud_refuse(u, &from, "not the length of a connection message");
         return;

@@ -2,6 +2,7 @@
 #include "transport/client.h"
 
 #include "odcm/cm.h"
+#include "transport/dgram.h"
 #include "transport/entry.h"
 #include "transport/progress.h"
 #include "transport/replies.h"
@@ -19,7 +20,8 @@ void client_init(void)
      * connection through the connection queue, above it. */
     sq_init(progress_wait);
     request_init(progress_wait);
-    progress_init(conns_drain_ready);
+    progress_init(conns_drain_ready, dgram_client_cq_entries());
+    dgram_init();
     bounce_pool_init(progress_wait);
     reg_cache_init(vdev.provider, works_outstanding);
 }
@@ -39,6 +41,7 @@ void client_cm_env(struct cm_client_env *env)
 void client_fini(void)
 {
     conns_fini();
+    dgram_fini();
     progress_fini();
     bounce_pool_fini();
     reg_cache_fini();

@@ -13,12 +13,15 @@
 #include "common/grow.h"
 #include "core/acc.h"
 #include "core/config.h"
+#include "core/hybrid_stats.h"
 #include "core/memstat.h"
 #include "core/mutant.h"
 #include "core/threads.h"
 #include "core/util.h"
 #include "odcm/cm.h"
+#include "transport/dgram.h"
 #include "transport/progress.h"
+#include "transport/route.h"
 #include "transport/send_queue.h"
 #include "transport/transfer.h"
 #include "transport/work.h"
@@ -171,6 +174,13 @@ bool conn_busy(const struct conn *c)
            io->sq_dirty;
 }
 
+/* Operations of ours in flight or queued on c (whether it is pinned or not). */
+static bool conn_has_work(const struct conn *c)
+{
+    const struct conn_io *io = c->io;
+    return io->outstanding || io->queue_head || io->draining || io->sq_posted || io->sq_dirty;
+}
+
 bool conn_waits_for_lock(const struct conn *c)
 {
     return c->io->lock_waits > 0;
@@ -226,12 +236,52 @@ struct conn *conn_for_transfer(int node, const struct transfer *x, struct handle
     return NULL;
 }
 
+/*
+ * A node whose small operations earned an RC connection gets one in the background
+ * (ARMCI_HYBRID_PROMOTE), if a slot is free: a promotion never closes another node's.
+ */
+static void promote_maybe(int node, const struct conn *c)
+{
+    if (c || cfg.hybrid == CFG_HYBRID_UD || !cfg.hybrid_promote ||
+        dgram_count_op(node) < cfg.hybrid_promote)
+        return;
+    if (cfg.max_connections && cm_conn_count() >= cfg.max_connections)
+        return;
+    if (cm_conn_start(node))
+        hybrid_stats.promotions++;
+}
+
+bool path_is_datagram(int node, const struct transfer *x, bool for_rmw)
+{
+    if (!cfg.hybrid_on)
+        return false;
+    struct conn *c = cm_conn_if_exists(node);
+    struct dgram_facts f = {.ud_always = cfg.hybrid == CFG_HYBRID_UD,
+                            .rc_ready = c && c->state == CONN_READY,
+                            .rc_busy = c && conn_has_work(c),
+                            .put_room = dgram_put_room(),
+                            .get_room = dgram_get_room()};
+    if (!route_via_datagram(x, &f)) {
+        dgram_fence(node); /* its UD requests first: nothing overtakes them */
+        hybrid_stats.rc_ops++;
+        return false;
+    }
+    if (!for_rmw)
+        promote_maybe(node, c);
+    return true;
+}
+
 void transfer_start(const struct transfer *x, struct handle *req, bool blocking)
 {
     if (x->locals && x->n == 0)
         return;
     rt_lock();
     const struct target *t = x->locals ? &x->remotes[0] : &x->remote;
+    if (path_is_datagram(t->node, x, false)) {
+        dgram_transfer(x, req, blocking);
+        rt_unlock();
+        return;
+    }
     struct conn *c = conn_for_transfer(t->node, x, req, blocking);
     if (c) {
         transfer_issue(c, x, req, blocking);

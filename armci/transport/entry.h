@@ -47,6 +47,14 @@ struct conn *conn_for_transfer(int node, const struct transfer *x, struct handle
  */
 void transfer_start(const struct transfer *x, struct handle *req, bool blocking);
 
+/*
+ * Under the runtime lock: whether an operation like x to node goes over the
+ * hybrid UD path (route_via_datagram, with what the connection table says);
+ * if not, the node's UD requests are drained first. `for_rmw`: an Rmw, which
+ * does not count towards the node's promotion to RC.
+ */
+bool path_is_datagram(int node, const struct transfer *x, bool for_rmw);
+
 /* Posts the operations queued on connections that became ready (progress engine). */
 void conns_drain_ready(void);
 void conns_fini(void);

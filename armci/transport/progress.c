@@ -37,6 +37,10 @@
 
 static struct endpoint client_cq; /* every client QP and the client's UD channel complete here */
 static void (*after_poll)(void);
+static int extra_entries;
+/* The UD data path (dgram.h, above this file): its own polling and its timers. */
+static int (*datagrams_poll)(void);
+static double (*datagrams_deadline)(void);
 
 /*
  * Completions that can wait in the client CQ at once, each kind bounded by
@@ -55,14 +59,15 @@ static void (*after_poll)(void);
  */
 static int client_cq_bound(void)
 {
-    return SQ_SEND_BUDGET + cfg.send_wqes + REPLY_BUFS + cm_client_cq_entries();
+    return SQ_SEND_BUDGET + cfg.send_wqes + REPLY_BUFS + cm_client_cq_entries() + extra_entries;
 }
 
 _Static_assert(SQ_SEND_BUDGET > 0 && REPLY_BUFS > 0 && SQ_SEND_BUDGET + REPLY_BUFS < (1 << 20),
                "client CQ terms out of range");
 
-void progress_init(void (*poll_hook)(void))
+void progress_init(void (*poll_hook)(void), int extra_cq_entries)
 {
+    extra_entries = extra_cq_entries;
     /* endpoint_create checks that the provider's CQ really has this many entries. */
     endpoint_create(&client_cq, "client", client_cq_bound(), true);
     endpoint_on(&client_cq, WR_TAG_POINTER, retire_on_send_completion, NULL);
@@ -82,6 +87,14 @@ void progress_fini(void)
     endpoint_destroy(&client_cq);
     client_cq = (struct endpoint){0};
     after_poll = NULL;
+    datagrams_poll = NULL;
+    datagrams_deadline = NULL;
+}
+
+void progress_add_datagrams(int (*poll)(void), double (*next_deadline)(void))
+{
+    datagrams_poll = poll;
+    datagrams_deadline = next_deadline;
 }
 
 struct endpoint *progress_cq(void)
@@ -94,6 +107,8 @@ static int poll_all(void)
     sq_flush_all(); /* lazy works someone may wait for get a completion */
     int n = endpoint_poll(&client_cq);
     n += cm_progress();
+    if (datagrams_poll)
+        n += datagrams_poll();
     if (after_poll)
         after_poll();
     if (n)
@@ -112,6 +127,9 @@ void progress_poll(void)
 static int block_timeout_ms(void)
 {
     double deadline = cm_next_deadline();
+    double ud = datagrams_deadline ? datagrams_deadline() : -1;
+    if (ud >= 0 && (deadline < 0 || ud < deadline))
+        deadline = ud;
     if (deadline < 0)
         return MAX_BLOCK_MS;
     int ms = (int)(deadline * 1e3) + 1;

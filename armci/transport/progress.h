@@ -10,9 +10,13 @@
 
 struct endpoint;
 
-/* Creates the client CQ; poll_hook runs after every poll (the connection queue posts what
- * waited for connections that became ready: it sits above the progress engine). */
-void progress_init(void (*poll_hook)(void));
+/* Creates the client CQ, with room for extra_cq_entries more completions (the UD data path's
+ * receives); poll_hook runs after every poll (the connection queue posts what waited for
+ * connections that became ready: it sits above the progress engine). */
+void progress_init(void (*poll_hook)(void), int extra_cq_entries);
+/* The UD data path (dgram.h): poll() runs at every poll (returns what it handled), and
+ * next_deadline() (seconds from now, < 0: none) bounds every sleep. */
+void progress_add_datagrams(int (*poll)(void), double (*next_deadline)(void));
 void progress_fini(void);
 /* The CQ every client QP completes on (for the connection manager). */
 struct endpoint *progress_cq(void);

@@ -17,6 +17,7 @@
 #include "core/ticket_lock.h"
 #include "verbs/memory.h"
 #include "odcm/cm.h"
+#include "transport/dgram.h"
 #include "transport/entry.h"
 #include "transport/progress.h"
 #include "core/runtime.h"
@@ -36,6 +37,17 @@ void remote_put(const struct target *t, const void *src, size_t bytes, struct ha
     struct transfer x = {
         .op = TRANSFER_PUT, .local = (char *)src, .remote = *t, .d = {0, count, NULL, NULL}};
     transfer_start(&x, req, blocking);
+}
+
+void remote_put_rc(const struct target *t, const void *src, size_t bytes)
+{
+    int count[1] = {(int)bytes};
+    struct transfer x = {.op = TRANSFER_PUT,
+                         .local = (char *)src,
+                         .remote = *t,
+                         .d = {0, count, NULL, NULL},
+                         .rc_only = true};
+    transfer_start(&x, handle_implicit(), true);
 }
 
 void remote_get(const struct target *t, void *dst, size_t bytes, struct handle *req, bool blocking)
@@ -125,6 +137,7 @@ static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t 
                                 int64_t value, const char *what)
 {
     rt_lock();
+    dgram_fence(t->node); /* RC after UD: what went over UD is applied first */
     if (op == DS_LOCK)
         request_lock_reserve();
     struct conn *c = conn_get(t->node);
@@ -156,6 +169,16 @@ static int64_t message_and_wait(const struct target *t, enum ds_op op, uint64_t 
 long remote_rmw(const struct target *t, int op, long value)
 {
     size_t size = (op == ARMCI_FETCH_AND_ADD || op == ARMCI_SWAP) ? sizeof(int) : sizeof(long);
+    /* Priced like a put of its operand: over UD when the node has no ready connection. */
+    int count[1] = {(int)size};
+    struct transfer like = {.op = TRANSFER_PUT, .remote = *t, .d = {0, count, NULL, NULL}};
+    rt_lock();
+    if (path_is_datagram(t->node, &like, true)) {
+        long old = dgram_rmw(t, op, value, size);
+        rt_unlock();
+        return old;
+    }
+    rt_unlock();
     return (long)message_and_wait(t, DS_RMW, size, op, value, "read-modify-write");
 }
 
@@ -166,8 +189,10 @@ void remote_lock(const struct target *t)
 
 void remote_unlock(const struct target *t)
 {
-    /* Writes issued before on this connection land first (RC order); no need to wait. */
+    /* Writes issued before on this connection land first (RC order); no need to wait. Those
+     * that went over UD are drained first. */
     rt_lock();
+    dgram_fence(t->node);
     struct conn *c = conn_get(t->node);
     struct request_desc r = {.msg = {.op = DS_UNLOCK, .len = sizeof(struct ticket_lock)},
                              .t = t,
@@ -195,6 +220,7 @@ static void conn_fence(struct conn *c)
 void remote_fence(int node)
 {
     rt_lock();
+    dgram_fence(node);
     struct conn *c = cm_conn_if_exists(node);
     if (c)
         conn_fence(c);
@@ -204,6 +230,7 @@ void remote_fence(int node)
 void remote_fence_all(void)
 {
     rt_lock();
+    dgram_fence_all();
     if (works_outstanding() > 0) {
         /* By node, not by pointer: a connection may go away while we wait for another. */
         int n;

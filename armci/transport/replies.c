@@ -16,20 +16,6 @@
 
 static struct recv_pool replies; /* one buffer per reply outstanding */
 
-static const char *status_name(int status)
-{
-    switch (status) {
-    case DS_EFAULT:
-        return "the address range is not inside any ARMCI segment of that node";
-    case DS_EINVAL:
-        return "malformed request";
-    case DS_EPERM:
-        return "the mutex is not held by this process";
-    default:
-        return "unknown status";
-    }
-}
-
 /* One message answered: its value or status where it wanted them, then its completion. */
 static void answered(struct work *f, int status, int64_t value)
 {
@@ -37,7 +23,7 @@ static void answered(struct work *f, int status, int64_t value)
     /* A rejection is the caller's bug, unless the caller asked for the status itself. */
     if (status != DS_OK && !f->status)
         armci_die(NULL, "the data server of node %d rejected a %s: %s", f->conn->node, f->what,
-                  status_name(status));
+                  ds_status_name(status));
     if (f->result)
         *f->result = value;
     if (f->status)

@@ -79,6 +79,22 @@ bool route_vector_via_rdma(const struct transfer *x, int per_request)
     return rdma <= server; /* both copy every segment once on this side */
 }
 
+/* Chunks of a strided box that still go as datagrams (a request each); more go to RC, where
+ * the server packs them or RDMA moves them without a header each. */
+#define DGRAM_MAX_CHUNKS 64
+
+bool route_via_datagram(const struct transfer *x, const struct dgram_facts *f)
+{
+    if (x->rc_only || f->rc_busy)
+        return false;
+    size_t len = x->locals ? x->bytes : (size_t)x->d.count[0];
+    if (len == 0 || len > (x->op == TRANSFER_GET ? f->get_room : f->put_room))
+        return false;
+    if (!x->locals && stride_chunks(x->d.count, x->d.levels) > DGRAM_MAX_CHUNKS)
+        return false;
+    return f->ud_always || !f->rc_ready;
+}
+
 /* Rows shorter than this are packed by copying: cheaper than a gather entry each. */
 #define GATHER_MIN_ROW 512
 

@@ -32,6 +32,9 @@ struct transfer {
     size_t bytes;
     void *const *locals;
     const struct target *remotes;
+    /* Must go over RC, never as a datagram: a write whose sender may not make progress
+     * after it (the barrier's flags), which a datagram's retransmission would need. */
+    bool rc_only;
 };
 
 #endif

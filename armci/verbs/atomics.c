@@ -29,6 +29,17 @@ void rmw_route_choose(void)
     MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, rt.comm);
     if (cfg.rmw == CFG_RMW_SERVER)
         return;
+    /* Over UD an Rmw can only be the server's CPU atomic, and device atomics are not atomic
+     * against those: with the hybrid path on, every Rmw goes to the server (job-wide). */
+    if (cfg.hybrid_on) {
+        if (cfg.rmw == CFG_RMW_DEVICE)
+            armci_die("ARMCI_Init",
+                      "ARMCI_RMW=device cannot be used with the hybrid UD path (ARMCI_HYBRID, "
+                      "on with ARMCI_MAX_CONNECTIONS): set ARMCI_RMW=server or ARMCI_HYBRID=off");
+        if (rt.me == 0)
+            armci_log("ARMCI_Rmw on longs: the data servers (hybrid UD path on)");
+        return;
+    }
     if (lowest == 0) {
         if (cfg.rmw == CFG_RMW_DEVICE && rt.me == 0)
             armci_warn("ARMCI_RMW=device: the device (%s) has no atomics; Rmw across nodes "

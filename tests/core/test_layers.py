@@ -41,6 +41,7 @@ TRANSPORT = [
     "replies",        # reply buffers
     "liveness",       # probes of quiet nodes
     "progress",       # the progress engine
+    "dgram",          # the hybrid UD data path
     "pieces",         # cutting a box into pieces
     "route",          # the choice of path
     "rdma_path",
@@ -57,7 +58,7 @@ TRANSPORT = [
 TRANSPORT_RANK = {name: i for i, name in enumerate(TRANSPORT)}
 
 # The one header the two peers share.
-PEER_SHARED = {"armci/dataserver/protocol.h"}
+PEER_SHARED = {"armci/dataserver/protocol.h", "armci/dataserver/dgram_protocol.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

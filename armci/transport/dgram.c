@@ -1,0 +1,518 @@
+/*
+ * The client's side of the hybrid UD data path (dgram.h). Runs under the
+ * runtime lock, like the rest of the transport.
+ */
+#include "transport/dgram.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow.h"
+#include "core/acc.h"
+#include "core/config.h"
+#include "core/error.h"
+#include "core/hybrid_stats.h"
+#include "core/intmap.h"
+#include "core/memstat.h"
+#include "core/runtime.h"
+#include "core/topology.h"
+#include "core/util.h"
+#include "dataserver/dgram_protocol.h"
+#include "dataserver/protocol.h"
+#include "odcm/directory.h"
+#include "odcm/ud.h"
+#include "transport/progress.h"
+#include "verbs/device.h"
+#include "verbs/endpoint.h"
+
+#define CLIENT_SEND_BUFS 32
+#define CLIENT_RECV_BUFS 32
+/* The retransmission timeout backs off up to this (then the node's silence is what counts). */
+#define RTO_MAX 1.0
+
+/* One request in a node's window: kept until answered, its data copied. */
+struct dgram_slot {
+    struct dgram_request rq;
+    void *payload;      /* put, accumulate: rq.len bytes */
+    void *dest;         /* get: where the data goes */
+    int64_t *result;    /* Rmw: where the old value goes */
+    struct handle *req; /* counts it until answered */
+    const char *what;   /* for error messages */
+    double sent_at;     /* last transmission */
+    uint16_t sends;     /* transmissions so far (Karn: RTT samples from one-send requests only) */
+    bool answered;
+};
+
+/* What a client keeps per node it sends datagrams to. */
+struct dgram_peer {
+    int node;
+    uint32_t next_seq;        /* the number of the next request */
+    uint32_t base;            /* the oldest unanswered (everything before it is answered) */
+    uint32_t unsent;          /* the first not sent yet */
+    uint32_t cap;             /* slots: grows up to the window */
+    struct dgram_slot *slots; /* by number modulo cap */
+    double srtt, rttvar, rto;
+    double deadline; /* when the unanswered ones are sent again; 0: none */
+    double heard;    /* when its server last sent us anything (or we started waiting) */
+    long ops;        /* operations sent over UD so far */
+    bool busy;       /* in the busy list */
+};
+
+static bool on;
+static struct ud_endpoint cud;
+static struct endpoint sends; /* send completions: polled, never slept on */
+static struct intmap peers;   /* node -> struct dgram_peer */
+static struct dgram_peer **busy;
+static int nbusy, capbusy;
+static int unanswered_total;
+static uint8_t *out; /* the datagram being built */
+static size_t datagram;
+
+int dgram_client_cq_entries(void)
+{
+    return cfg.hybrid_on ? 2 * CLIENT_RECV_BUFS : 0;
+}
+
+size_t dgram_put_room(void)
+{
+    return datagram - sizeof(struct dgram_header) - sizeof(struct dgram_request);
+}
+
+size_t dgram_get_room(void)
+{
+    return datagram - sizeof(struct dgram_header) - sizeof(struct dgram_answer);
+}
+
+/* ---- nodes ---- */
+
+static struct dgram_peer *peer_of(int node)
+{
+    struct dgram_peer *p = intmap_get(&peers, (uint32_t)node);
+    if (p)
+        return p;
+    p = xcalloc(1, sizeof(*p));
+    memstat_add(MEM_DATAGRAM, (long)sizeof(*p));
+    *p = (struct dgram_peer){.node = node, .rto = cfg.hybrid_rto};
+    intmap_put(&peers, (uint32_t)node, p);
+    return p;
+}
+
+static struct dgram_slot *slot_at(const struct dgram_peer *p, uint32_t seq)
+{
+    return &p->slots[seq % p->cap];
+}
+
+/* Room for one more slot: doubles the ring (up to the window), each slot moving to its place. */
+static void grow_slots(struct dgram_peer *p)
+{
+    uint32_t cap = p->cap ? MIN(2 * p->cap, (uint32_t)cfg.hybrid_window)
+                          : MIN(4u, (uint32_t)cfg.hybrid_window);
+    struct dgram_slot *slots = xcalloc(cap, sizeof(*slots));
+    for (uint32_t s = p->base; s != p->next_seq; s++)
+        slots[s % cap] = *slot_at(p, s);
+    memstat_add(MEM_DATAGRAM, (long)(sizeof(*slots) * (cap - p->cap)));
+    free(p->slots);
+    p->slots = slots;
+    p->cap = cap;
+}
+
+static void mark_busy(struct dgram_peer *p)
+{
+    if (p->busy)
+        return;
+    GROW_FOR_ONE(busy, nbusy, capbusy, 8, xrealloc);
+    busy[nbusy++] = p;
+    p->busy = true;
+}
+
+int dgram_unanswered(int node)
+{
+    if (!on)
+        return 0;
+    const struct dgram_peer *p = intmap_get(&peers, (uint32_t)node);
+    return p ? (int)(p->next_seq - p->base) : 0;
+}
+
+long dgram_count_op(int node)
+{
+    return ++peer_of(node)->ops;
+}
+
+/* ---- sending ---- */
+
+/*
+ * Sends the requests [from, to) of p that are not answered, as few datagrams
+ * as they fit. Returns the number sent up to (all, or where the send buffers
+ * ran out).
+ */
+static uint32_t send_range(struct dgram_peer *p, uint32_t from, uint32_t to)
+{
+    struct verbs_addr server = directory_server_data(p->node);
+    double now = now_seconds();
+    uint32_t s = from;
+    while (s != to) {
+        size_t len = sizeof(struct dgram_header);
+        uint8_t count = 0;
+        uint32_t first = s;
+        for (; s != to && count < UINT8_MAX; s++) {
+            struct dgram_slot *sl = slot_at(p, s);
+            if (sl->answered)
+                continue;
+            size_t payload = dgram_op_carries(sl->rq.op) ? sl->rq.len : 0;
+            size_t step = dgram_step(sizeof(sl->rq), payload);
+            if (len + step > datagram)
+                break;
+            memcpy(out + len, &sl->rq, sizeof(sl->rq));
+            if (payload)
+                memcpy(out + len + sizeof(sl->rq), sl->payload, payload);
+            len += step;
+            count++;
+        }
+        if (!count)
+            continue; /* all answered */
+        struct dgram_header h = {.magic = DGRAM_MAGIC,
+                                 .kind = DGRAM_REQUESTS,
+                                 .count = count,
+                                 .rank = rt.me,
+                                 .ack = p->base};
+        memcpy(out, &h, sizeof(h));
+        if (!ud_send_bytes(&cud, p->node, &server, out, len)) {
+            endpoint_poll(&sends); /* completions give send buffers back */
+            if (!ud_send_bytes(&cud, p->node, &server, out, len))
+                return first; /* the rest goes at the next progress */
+        }
+        for (uint32_t k = first; k != s; k++) {
+            struct dgram_slot *sl = slot_at(p, k);
+            if (!sl->answered) {
+                sl->sent_at = now;
+                sl->sends++;
+            }
+        }
+    }
+    return s;
+}
+
+/* Sends what p has not sent yet, and starts its timer. */
+static void flush(struct dgram_peer *p)
+{
+    if (p->unsent == p->next_seq)
+        return;
+    p->unsent = send_range(p, p->unsent, p->next_seq);
+    if (!p->deadline && p->unsent != p->base)
+        p->deadline = now_seconds() + p->rto;
+}
+
+/* Bytes of the requests of p not sent yet. */
+static size_t unsent_bytes(const struct dgram_peer *p)
+{
+    size_t len = sizeof(struct dgram_header);
+    for (uint32_t s = p->unsent; s != p->next_seq; s++) {
+        const struct dgram_slot *sl = slot_at(p, s);
+        len += dgram_step(sizeof(sl->rq), dgram_op_carries(sl->rq.op) ? sl->rq.len : 0);
+    }
+    return len;
+}
+
+/* A slot for the next request to node: waits while its window is full. */
+static struct dgram_slot *slot_new(struct dgram_peer *p, uint8_t op, const struct target *t,
+                                   size_t len, struct handle *req, const char *what)
+{
+    while (p->next_seq - p->base >= (uint32_t)cfg.hybrid_window) {
+        flush(p);
+        progress_wait();
+    }
+    if (p->next_seq - p->base >= p->cap)
+        grow_slots(p);
+    if (p->base == p->next_seq)
+        p->heard = now_seconds(); /* silence counts from the first request we wait for */
+    struct dgram_slot *sl = slot_at(p, p->next_seq);
+    *sl = (struct dgram_slot){.rq = {.seq = p->next_seq,
+                                     .op = op,
+                                     .len = (uint32_t)len,
+                                     .target_local = topo_local_index(t->proc),
+                                     .addr = t->server_addr},
+                              .req = req,
+                              .what = what};
+    p->next_seq++;
+    unanswered_total++;
+    hybrid_stats.ud_ops++;
+    handle_op_started(req);
+    mark_busy(p);
+    return sl;
+}
+
+/* Requests wait to share a datagram: they go when it would be full, when a caller blocks or
+ * fences, or at the next progress. */
+static void flush_if_full(struct dgram_peer *p)
+{
+    if (unsent_bytes(p) > datagram)
+        flush(p);
+}
+
+/* One contiguous piece of x: `len` bytes between local and t (the remote end). */
+static void post_piece(struct dgram_peer *p, const struct transfer *x, const struct target *t,
+                       char *local, size_t len, struct handle *req)
+{
+    static const uint8_t ops[] = {
+        [TRANSFER_PUT] = DGRAM_PUT, [TRANSFER_GET] = DGRAM_GET, [TRANSFER_ACC] = DGRAM_ACC};
+    static const char *const names[] = {
+        [TRANSFER_PUT] = "put", [TRANSFER_GET] = "get", [TRANSFER_ACC] = "accumulate"};
+    struct dgram_slot *sl = slot_new(p, ops[x->op], t, len, req, names[x->op]);
+    if (x->op == TRANSFER_GET) {
+        sl->dest = local;
+    } else {
+        sl->payload = xmalloc(len);
+        memcpy(sl->payload, local, len);
+    }
+    if (x->op == TRANSFER_ACC) {
+        sl->rq.datatype = (uint8_t)x->datatype;
+        memcpy(sl->rq.scale, x->scale, acc_elem_size(x->datatype));
+    }
+    flush_if_full(p);
+}
+
+void dgram_transfer(const struct transfer *x, struct handle *req, bool blocking)
+{
+    const struct target *first = x->locals ? &x->remotes[0] : &x->remote;
+    struct dgram_peer *p = peer_of(first->node);
+    struct handle done = {0};
+    struct handle *r = blocking && x->op == TRANSFER_GET ? &done : req;
+    if (x->locals) {
+        for (int i = 0; i < x->n; i++)
+            post_piece(p, x, &x->remotes[i], x->locals[i], x->bytes, r);
+    } else {
+        /* Each chunk of a strided box is a request (one, for a contiguous transfer). */
+        bool get = x->op == TRANSFER_GET;
+        struct stride_iter it;
+        for (stride_iter_begin(&it, &x->d); !it.done; stride_iter_next(&it)) {
+            struct target t = x->remote;
+            t.server_addr += get ? it.src_off : it.dst_off;
+            post_piece(p, x, &t, x->local + (get ? it.dst_off : it.src_off), (size_t)x->d.count[0],
+                       r);
+        }
+    }
+    if (blocking)
+        flush(p);
+    if (r == &done)
+        handle_wait(&done);
+}
+
+long dgram_rmw(const struct target *t, int op, long value, size_t size)
+{
+    struct dgram_peer *p = peer_of(t->node);
+    struct handle done = {0};
+    int64_t old = 0;
+    struct dgram_slot *sl = slot_new(p, DGRAM_RMW, t, size, &done, "read-modify-write");
+    sl->rq.rmw_op = (uint8_t)op;
+    sl->rq.value = value;
+    sl->result = &old;
+    flush(p);
+    handle_wait(&done);
+    return (long)old;
+}
+
+/* ---- answers ---- */
+
+/* Karn: an RTT sample only from a request sent once. */
+static void rtt_sample(struct dgram_peer *p, double rtt)
+{
+    if (p->srtt == 0) {
+        p->srtt = rtt;
+        p->rttvar = rtt / 2;
+    } else {
+        double err = rtt - p->srtt;
+        p->srtt += err / 8;
+        p->rttvar += ((err < 0 ? -err : err) - p->rttvar) / 4;
+    }
+    p->rto = MIN(MAX(cfg.hybrid_rto, p->srtt + 4 * p->rttvar), RTO_MAX);
+}
+
+static void answered(struct dgram_peer *p, struct dgram_slot *sl, const struct dgram_answer *a,
+                     const void *data)
+{
+    if (a->status != DS_OK)
+        armci_die(NULL, "the data server of node %d rejected a %s over UD: %s", p->node, sl->what,
+                  ds_status_name(a->status));
+    if (sl->rq.op == DGRAM_GET)
+        memcpy(sl->dest, data, sl->rq.len);
+    if (sl->result)
+        *sl->result = sl->rq.len == sizeof(int) ? (int64_t)(int32_t)a->value : a->value;
+    if (sl->sends == 1)
+        rtt_sample(p, now_seconds() - sl->sent_at);
+    free(sl->payload);
+    sl->payload = NULL;
+    sl->answered = true;
+    unanswered_total--;
+    handle_op_done(sl->req);
+}
+
+/* Moves p's window past the answered requests at its start; restarts or stops its timer. */
+static void advance(struct dgram_peer *p)
+{
+    while (p->base != p->unsent && slot_at(p, p->base)->answered)
+        p->base++;
+    p->deadline = p->base == p->unsent ? 0 : now_seconds() + p->rto;
+}
+
+static void refuse(const struct ud_sender *from, const char *why)
+{
+    hybrid_stats.refused++;
+    ud_refuse(&cud, from, why);
+}
+
+static void on_answers(void *ctx, const struct ud_sender *from, const void *bytes, size_t len)
+{
+    (void)ctx;
+    struct dgram_header h;
+    if (len < sizeof(h)) {
+        refuse(from, "shorter than a data header");
+        return;
+    }
+    memcpy(&h, bytes, sizeof(h));
+    if (h.magic != DGRAM_MAGIC || h.kind != DGRAM_ANSWERS || h.rank < 0 ||
+        h.rank >= topo.num_nodes) {
+        refuse(from, "not a datagram of answers from a node of this job");
+        return;
+    }
+    struct verbs_addr server = directory_server_data(h.rank);
+    struct dgram_peer *p = intmap_get(&peers, (uint32_t)h.rank);
+    if (!ud_sender_is(from, &server) || !p) {
+        refuse(from, "not sent by the data server of the node it names");
+        return;
+    }
+    p->heard = now_seconds();
+    const uint8_t *at = (const uint8_t *)bytes + sizeof(h);
+    size_t left = len - sizeof(h);
+    for (int i = 0; i < h.count && left >= sizeof(struct dgram_answer); i++) {
+        struct dgram_answer a;
+        memcpy(&a, at, sizeof(a));
+        if (a.len > left - sizeof(a))
+            break;
+        uint32_t k = a.seq - p->base;
+        struct dgram_slot *sl = k < p->unsent - p->base ? slot_at(p, a.seq) : NULL;
+        bool fits = sl && (sl->rq.op != DGRAM_GET || a.status != DS_OK || a.len == sl->rq.len);
+        if (sl && !sl->answered && fits)
+            answered(p, sl, &a, at + sizeof(a));
+        else
+            hybrid_stats.answers_late++;
+        size_t step = dgram_step(sizeof(a), a.len);
+        if (step >= left)
+            break;
+        at += step;
+        left -= step;
+    }
+    advance(p);
+}
+
+/* ---- progress: deferred sends, timers ---- */
+
+static void retransmit(struct dgram_peer *p, double now)
+{
+    if (now - p->heard > cfg.hybrid_timeout) {
+        char node[160];
+        topo_describe_node(p->node, node, sizeof(node));
+        armci_die(NULL,
+                  "%s is lost: its data server answered nothing over UD for %.1f s while %u "
+                  "requests waited (ARMCI_HYBRID_TIMEOUT=%g)",
+                  node, now - p->heard, p->unsent - p->base, cfg.hybrid_timeout);
+    }
+    hybrid_stats.retransmissions++;
+    send_range(p, p->base, p->unsent);
+    p->rto = MIN(2 * p->rto, RTO_MAX);
+    p->deadline = now + p->rto;
+}
+
+static int progress(void)
+{
+    int n = endpoint_poll(&sends);
+    double now = 0;
+    for (int i = 0; i < nbusy; i++) {
+        struct dgram_peer *p = busy[i];
+        flush(p);
+        if (p->deadline) {
+            now = now ? now : now_seconds();
+            if (now >= p->deadline)
+                retransmit(p, now);
+        }
+        if (p->base == p->next_seq) {
+            p->busy = false;
+            busy[i--] = busy[--nbusy];
+        }
+    }
+    return n;
+}
+
+static double next_deadline(void)
+{
+    double first = -1;
+    for (int i = 0; i < nbusy; i++)
+        if (busy[i]->deadline && (first < 0 || busy[i]->deadline < first))
+            first = busy[i]->deadline;
+    if (first < 0)
+        return -1;
+    double left = first - now_seconds();
+    return left > 0 ? left : 0;
+}
+
+void dgram_fence(int node)
+{
+    if (!on)
+        return;
+    struct dgram_peer *p = intmap_get(&peers, (uint32_t)node);
+    while (p && p->base != p->next_seq) {
+        flush(p);
+        progress_wait();
+    }
+}
+
+void dgram_fence_all(void)
+{
+    if (!on)
+        return;
+    while (unanswered_total > 0) {
+        for (int i = 0; i < nbusy; i++)
+            flush(busy[i]);
+        progress_wait();
+    }
+}
+
+/* ---- life ---- */
+
+void dgram_init(void)
+{
+    on = cfg.hybrid_on;
+    if (!on)
+        return;
+    datagram = dgram_size(cfg.hybrid_size, (int)vdev.mtu);
+    out = xmalloc(datagram);
+    endpoint_create(&sends, "client UD data sends", 2 * CLIENT_SEND_BUFS, false);
+    ud_create_data(&cud, &sends, progress_cq(), "client, data", datagram, CLIENT_SEND_BUFS,
+                   CLIENT_RECV_BUFS, on_answers, NULL);
+    directory_offer_client_data(cud.qp->qp_num);
+    progress_add_datagrams(progress, next_deadline);
+}
+
+void dgram_fini(void)
+{
+    if (!on)
+        return;
+    struct dgram_peer *p;
+    INTMAP_FOR_EACH(&peers, p)
+    {
+        for (uint32_t s = p->base; s != p->next_seq; s++)
+            free(slot_at(p, s)->payload);
+        memstat_add(MEM_DATAGRAM, -(long)(sizeof(*p) + sizeof(*p->slots) * p->cap));
+        free(p->slots);
+        free(p);
+    }
+    intmap_free(&peers);
+    free(busy);
+    busy = NULL;
+    nbusy = capbusy = 0;
+    unanswered_total = 0;
+    ud_destroy(&cud);
+    endpoint_destroy(&sends);
+    free(out);
+    out = NULL;
+    on = false;
+}

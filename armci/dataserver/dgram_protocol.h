@@ -37,6 +37,10 @@ enum dgram_op {
     DGRAM_GET,     /* len bytes from addr, returned in the answer */
     DGRAM_ACC,     /* accumulate len payload bytes (datatype, scale) at addr */
     DGRAM_RMW,     /* rmw_op with operand value at addr; the answer's value is the old one */
+    DGRAM_LOCK,    /* the ticket lock at addr: answered DS_OK when it is the client's, DS_QUEUED
+                      while it waits (then DS_OK, unasked, when its turn comes; a retransmission
+                      is answered with the state of the moment) */
+    DGRAM_UNLOCK,  /* release the ticket lock at addr */
     DGRAM_OP_MAX
 };
 

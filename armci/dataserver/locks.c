@@ -18,15 +18,33 @@
 #include "dataserver/registry.h"
 #include "dataserver/answers.h"
 
+/* A client waiting for its turn: over its RC connection (sc, the request's token) or over
+ * the UD data path (sc NULL: the client's rank and the request's number). */
 struct lock_waiter {
     struct ticket_lock *lock;
     uint64_t ticket;
     struct server_conn *sc;
+    int client;
     uint64_t token;
     struct lock_waiter *next;
 };
 
 static struct lock_waiter *waiters;
+static lock_answer_fn answer_datagram; /* dgram_server.c's, set at its init */
+
+void locks_answer_datagrams(lock_answer_fn fn)
+{
+    answer_datagram = fn;
+}
+
+/* Tells waiter w the outcome of its wait (granted: DS_OK, or an error). */
+static void answer_waiter(const struct lock_waiter *w, int status)
+{
+    if (w->sc)
+        server_answer_lock(w->sc, w->token, status, true);
+    else
+        answer_datagram(w->client, w->token, status);
+}
 
 /* Only mutexes of ARMCI_Create_mutexes: any other word of a segment is someone's data. */
 static int check_lock(const struct ds_message *rq)
@@ -36,20 +54,22 @@ static int check_lock(const struct ds_message *rq)
     return registry_is_lock(rq->addr) ? DS_OK : DS_EFAULT;
 }
 
-/* The lock is sc's from now on (only the holder writes `holder`); `queued`: it waited. */
-static void grant(struct ticket_lock *lock, struct server_conn *sc, uint64_t token, bool queued)
+/* The lock is client's from now on (only the holder writes `holder`). */
+static void take(struct ticket_lock *lock, int client)
 {
-    __atomic_store_n(&lock->holder, (int64_t)sc->client + 1, __ATOMIC_RELAXED);
-    server_answer_lock(sc, token, DS_OK, queued);
+    __atomic_store_n(&lock->holder, (int64_t)client + 1, __ATOMIC_RELAXED);
 }
 
-void lock_request(struct server_conn *sc, const struct ds_message *rq)
+/*
+ * A ticket for `client`: DS_OK if the lock is its at once, DS_QUEUED if it
+ * waits (a waiter answered through sc, or through the UD data path when sc
+ * is NULL), or the request's error.
+ */
+static int lock_ticket(struct server_conn *sc, int client, const struct ds_message *rq)
 {
     int status = check_lock(rq);
-    if (status != DS_OK) {
-        server_answer_lock(sc, rq->token, status, false);
-        return;
-    }
+    if (status != DS_OK)
+        return status;
     struct ticket_lock *lock = (struct ticket_lock *)(uintptr_t)rq->addr;
     /*
      * Announce a remote waiter before looking at `serving`: a same-node
@@ -60,17 +80,31 @@ void lock_request(struct server_conn *sc, const struct ds_message *rq)
     uint64_t ticket = __atomic_fetch_add(&lock->next, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&lock->serving, __ATOMIC_SEQ_CST) == ticket) {
         __atomic_fetch_sub(&lock->remote_waiters, 1, __ATOMIC_SEQ_CST);
-        grant(lock, sc, rq->token, false);
-        return;
+        take(lock, client);
+        return DS_OK;
     }
     struct lock_waiter *w = xmalloc(sizeof(*w));
-    *w = (struct lock_waiter){lock, ticket, sc, rq->token, NULL};
+    *w = (struct lock_waiter){lock, ticket, sc, client, rq->token, NULL};
     /* Append: waiters are granted in ticket order anyway, this keeps scans short. */
     struct lock_waiter **tail = &waiters;
     while (*tail)
         tail = &(*tail)->next;
     *tail = w;
-    server_lock_queued(sc, rq->token);
+    return DS_QUEUED;
+}
+
+void lock_request(struct server_conn *sc, const struct ds_message *rq)
+{
+    int status = lock_ticket(sc, sc->client, rq);
+    if (status == DS_QUEUED)
+        server_lock_queued(sc, rq->token);
+    else
+        server_answer_lock(sc, rq->token, status, false);
+}
+
+int lock_request_datagram(int client, const struct ds_message *rq)
+{
+    return lock_ticket(NULL, client, rq);
 }
 
 #if ARMCI_MUTANT_IS(lock_queue_lifo)
@@ -104,25 +138,31 @@ void locks_rescan(void)
         }
         *link = w->next;
         __atomic_fetch_sub(&w->lock->remote_waiters, 1, __ATOMIC_SEQ_CST);
-        grant(w->lock, w->sc, w->token, true);
+        take(w->lock, w->client);
+        answer_waiter(w, DS_OK);
         free(w);
     }
 }
 
-void unlock_request(struct server_conn *sc, const struct ds_message *rq)
+int unlock_by(int client, const struct ds_message *rq)
 {
     int status = check_lock(rq);
     struct ticket_lock *lock = (struct ticket_lock *)(uintptr_t)rq->addr;
-    if (status == DS_OK && __atomic_load_n(&lock->holder, __ATOMIC_RELAXED) != sc->client + 1)
+    if (status == DS_OK && __atomic_load_n(&lock->holder, __ATOMIC_RELAXED) != client + 1)
         status = DS_EPERM; /* releasing someone else's lock would corrupt it */
-    if (status != DS_OK) {
-        server_answer(sc, rq->token, status, 0, false);
-        return;
-    }
+    if (status != DS_OK)
+        return status;
     __atomic_store_n(&lock->holder, 0, __ATOMIC_RELAXED);
     __atomic_fetch_add(&lock->serving, 1, __ATOMIC_SEQ_CST);
-    server_answer(sc, rq->token, DS_OK, 0, false);
-    locks_rescan();
+    return DS_OK;
+}
+
+void unlock_request(struct server_conn *sc, const struct ds_message *rq)
+{
+    int status = unlock_by(sc->client, rq);
+    server_answer(sc, rq->token, status, 0, false);
+    if (status == DS_OK)
+        locks_rescan();
 }
 
 void locks_forget_range(uint64_t base, uint64_t size)
@@ -135,8 +175,8 @@ void locks_forget_range(uint64_t base, uint64_t size)
             continue;
         }
         *link = w->next;
-        armci_warn("data server: the mutexes rank %d waits for were destroyed", w->sc->client);
-        server_answer_lock(w->sc, w->token, DS_EFAULT, true);
+        armci_warn("data server: the mutexes rank %d waits for were destroyed", w->client);
+        answer_waiter(w, DS_EFAULT);
         free(w);
     }
 }
@@ -162,7 +202,7 @@ void locks_fini(void)
     while (waiters) {
         struct lock_waiter *w = waiters;
         waiters = w->next;
-        armci_warn("data server: rank %d still waiting for a lock at finalize", w->sc->client);
+        armci_warn("data server: rank %d still waiting for a lock at finalize", w->client);
         free(w);
     }
 }

@@ -41,6 +41,7 @@ struct dgram_slot {
     double sent_at;     /* last transmission */
     uint16_t sends;     /* transmissions so far (Karn: RTT samples from one-send requests only) */
     bool answered;
+    bool queued; /* a lock request told it waits: its grant follows (or a retransmission asks) */
 };
 
 /* What a client keeps per node it sends datagrams to. */
@@ -55,6 +56,8 @@ struct dgram_peer {
     double deadline; /* when the unanswered ones are sent again; 0: none */
     double heard;    /* when its server last sent us anything (or we started waiting) */
     long ops;        /* operations sent over UD so far */
+    int fenced;      /* unanswered requests a fence waits for (a lock's grant may wait for our
+                        own unlock, which a fence before it must not hold up) */
     bool busy;       /* in the busy list */
 };
 
@@ -64,8 +67,8 @@ static struct endpoint sends; /* send completions: polled, never slept on */
 static struct intmap peers;   /* node -> struct dgram_peer */
 static struct dgram_peer **busy;
 static int nbusy, capbusy;
-static int unanswered_total;
-static uint8_t *out; /* the datagram being built */
+static int fenced_total; /* unanswered requests fences wait for: all but lock requests */
+static uint8_t *out;     /* the datagram being built */
 static size_t datagram;
 
 int dgram_client_cq_entries(void)
@@ -123,14 +126,6 @@ static void mark_busy(struct dgram_peer *p)
     GROW_FOR_ONE(busy, nbusy, capbusy, 8, xrealloc);
     busy[nbusy++] = p;
     p->busy = true;
-}
-
-int dgram_unanswered(int node)
-{
-    if (!on)
-        return 0;
-    const struct dgram_peer *p = intmap_get(&peers, (uint32_t)node);
-    return p ? (int)(p->next_seq - p->base) : 0;
 }
 
 long dgram_count_op(int node)
@@ -234,7 +229,10 @@ static struct dgram_slot *slot_new(struct dgram_peer *p, uint8_t op, const struc
                               .req = req,
                               .what = what};
     p->next_seq++;
-    unanswered_total++;
+    if (op != DGRAM_LOCK) {
+        p->fenced++;
+        fenced_total++;
+    }
     hybrid_stats.ud_ops++;
     handle_op_started(req);
     mark_busy(p);
@@ -311,6 +309,27 @@ long dgram_rmw(const struct target *t, int op, long value, size_t size)
     return (long)old;
 }
 
+/*
+ * Locks: the request waits for its grant (which a DS_QUEUED answer says is
+ * coming); an unlock goes like a put, answered in the background. Over UD
+ * the ticket lock of the target node's data server is the same as over RC.
+ */
+void dgram_lock(const struct target *t, size_t size)
+{
+    struct dgram_peer *p = peer_of(t->node);
+    struct handle done = {0};
+    slot_new(p, DGRAM_LOCK, t, size, &done, "lock");
+    flush(p);
+    handle_wait(&done);
+}
+
+void dgram_unlock(const struct target *t, size_t size, struct handle *req)
+{
+    struct dgram_peer *p = peer_of(t->node);
+    slot_new(p, DGRAM_UNLOCK, t, size, req, "unlock");
+    flush(p);
+}
+
 /* ---- answers ---- */
 
 /* Karn: an RTT sample only from a request sent once. */
@@ -330,6 +349,10 @@ static void rtt_sample(struct dgram_peer *p, double rtt)
 static void answered(struct dgram_peer *p, struct dgram_slot *sl, const struct dgram_answer *a,
                      const void *data)
 {
+    if (a->status == DS_QUEUED && sl->rq.op == DGRAM_LOCK) {
+        sl->queued = true; /* still unanswered: its timer now polls for the grant */
+        return;
+    }
     if (a->status != DS_OK)
         armci_die(NULL, "the data server of node %d rejected a %s over UD: %s", p->node, sl->what,
                   ds_status_name(a->status));
@@ -337,12 +360,15 @@ static void answered(struct dgram_peer *p, struct dgram_slot *sl, const struct d
         memcpy(sl->dest, data, sl->rq.len);
     if (sl->result)
         *sl->result = sl->rq.len == sizeof(int) ? (int64_t)(int32_t)a->value : a->value;
-    if (sl->sends == 1)
+    if (sl->sends == 1 && !sl->queued)
         rtt_sample(p, now_seconds() - sl->sent_at);
     free(sl->payload);
     sl->payload = NULL;
     sl->answered = true;
-    unanswered_total--;
+    if (sl->rq.op != DGRAM_LOCK) {
+        p->fenced--;
+        fenced_total--;
+    }
     handle_op_done(sl->req);
 }
 
@@ -459,7 +485,7 @@ void dgram_fence(int node)
     if (!on)
         return;
     struct dgram_peer *p = intmap_get(&peers, (uint32_t)node);
-    while (p && p->base != p->next_seq) {
+    while (p && p->fenced > 0) {
         flush(p);
         progress_wait();
     }
@@ -469,7 +495,7 @@ void dgram_fence_all(void)
 {
     if (!on)
         return;
-    while (unanswered_total > 0) {
+    while (fenced_total > 0) {
         for (int i = 0; i < nbusy; i++)
             flush(busy[i]);
         progress_wait();
@@ -509,7 +535,7 @@ void dgram_fini(void)
     free(busy);
     busy = NULL;
     nbusy = capbusy = 0;
-    unanswered_total = 0;
+    fenced_total = 0;
     ud_destroy(&cud);
     endpoint_destroy(&sends);
     free(out);

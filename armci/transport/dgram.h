@@ -45,12 +45,15 @@ void dgram_transfer(const struct transfer *x, struct handle *req, bool blocking)
 /* An Rmw at t's node's data server over UD (`size` bytes: int or long); the old value. */
 long dgram_rmw(const struct target *t, int op, long value, size_t size);
 
-/* Requests to node not answered yet (the route keeps a node's traffic on one path until
- * the other is drained). */
-int dgram_unanswered(int node);
+/* A lock of the ticket lock (`size` bytes) at t over UD: returns when it is ours. An unlock,
+ * counted in req until answered. */
+void dgram_lock(const struct target *t, size_t size);
+void dgram_unlock(const struct target *t, size_t size, struct handle *req);
+
 /* Counts one more operation to node over UD; returns how many so far (promotion). */
 long dgram_count_op(int node);
-/* Waits until every request to node (or to every node) is answered: fences. */
+/* Waits until every request to node (or to every node) is answered, but lock requests, whose
+ * grant may wait for this process's own unlock: fences. */
 void dgram_fence(int node);
 void dgram_fence_all(void);
 

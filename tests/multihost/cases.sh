@@ -10,8 +10,8 @@
 #   - the connection report, where printed, counts hosts as nodes.
 # After the cases, no host holds an ARMCI or softib name in /dev/shm.
 #
-# SET: ci (2 hosts: one application and the internode cases, and LU under
-# srun: slurm-short below), hosts (every
+# SET: ci (2 hosts: one application and the internode cases, test_rma over the
+# hybrid UD path, and LU under srun: slurm-short below), hosts (every
 # case class at the cluster's layout: 2 hosts x 2 ranks or N hosts x 1),
 # faults (a link down for 2 s, tc netem loss, the speed table, a host powered
 # off: 2 hosts), or one part of it: linkflap, netem, speed (against perftest,
@@ -514,6 +514,8 @@ ci)
     run_case "lu-$L-ondemand" 300 check=PASS ARMCI_CONN_REPORT=1 -- "$b/apps/lu" -n 192 -b 24
     internode ondemand "${modes_ondemand[@]}"
     run_case "rma-$L-static" 300 PASS "${modes_static[@]}" -- "$b/tests/common/test_rma" 65536 10
+    # The hybrid UD data path between two kernels' rdma_rxe.
+    run_case "rma-$L-hybrid-ud" 300 PASS ARMCI_HYBRID=ud -- "$b/tests/common/test_rma" 65536 10
     slurm_short
     ;;
 hosts)

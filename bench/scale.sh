@@ -8,6 +8,9 @@
 # SCALE_PROCS, SCALE_NODE_SIZES, SCALE_CAPS (0 = none) and SCALE_APPS narrow it down;
 # SCALE_HYBRID lists ARMCI_HYBRID settings to run each configuration with (default: off;
 # e.g. "off auto ud": RC only, the hybrid UD path under the cap, every small operation by UD).
+# SCALE_CONFIGS="CAP:HYBRID ..." replaces the two lists by these pairs (e.g. "0:off 8:off
+# 8:auto 0:ud"), and SCALE_ROUNDS=N repeats the whole set N times, interleaved (the round
+# is the CSV's last column).
 # All processes share this machine's cores: times are those of an oversubscribed
 # host (MPI_Init alone takes ~40 s at 256 processes here); connection counts,
 # closings and memory are what a cluster would see.
@@ -31,11 +34,18 @@ field() {
     echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1
 }
 
-echo "app,procs,node_size,nodes,cap,status,check,digest,app_time_s,wall_s,c2s_avg,c2s_max,s2c_avg,s2c_max,c2s_peak_max,s2c_peak_max,closed,reopened,asked,over_cap,setups,setup_us_avg,retrans,mem_bytes,static_mem_bytes,rt_mem_avg,rt_mem_max,hybrid,ud_ops,rc_ops,promotions,ud_retrans,buf_mem_avg"
+echo "app,procs,node_size,nodes,cap,status,check,digest,app_time_s,wall_s,c2s_avg,c2s_max,s2c_avg,s2c_max,c2s_peak_max,s2c_peak_max,closed,reopened,asked,over_cap,setups,setup_us_avg,retrans,mem_bytes,static_mem_bytes,rt_mem_avg,rt_mem_max,hybrid,ud_ops,rc_ops,promotions,ud_retrans,buf_mem_avg,round"
+configs=${SCALE_CONFIGS:-}
+if [ -z "$configs" ]; then
+    for cap in ${SCALE_CAPS:-0 8}; do
+        for hybrid in ${SCALE_HYBRID:-off}; do configs="$configs $cap:$hybrid"; done
+    done
+fi
+for round in $(seq 1 "${SCALE_ROUNDS:-1}"); do
 for np in ${SCALE_PROCS:-64 128 256}; do
     for k in ${SCALE_NODE_SIZES:-1 4 16}; do
-        for cap in ${SCALE_CAPS:-0 8}; do
-          for hybrid in ${SCALE_HYBRID:-off}; do
+        for config in $configs; do
+          cap=${config%%:*} hybrid=${config#*:}
             for app in ${SCALE_APPS:-lu randomaccess lj}; do
                 t0=$(date +%s.%N)
                 # shellcheck disable=SC2046 # the command and its options
@@ -58,9 +68,9 @@ for np in ${SCALE_PROCS:-64 128 256}; do
                     echo "$out" | grep -v '^RESULT' | tail -n 5 >&2
                 fi
                 nodes=$(( (np + k - 1) / k ))
-                echo "$app,$np,$k,$nodes,$cap,$status,$(field check "$result"),$(field digest "$result"),$(field time_s "$result"),$wall,$(field c2s_avg "$report"),$(field c2s_max "$report"),$(field s2c_avg "$report"),$(field s2c_max "$report"),$(field c2s_peak_max "$report"),$(field s2c_peak_max "$report"),$(field closed "$report"),$(field reopened "$report"),$(field asked "$report"),$(field over_cap "$report"),$(field setups "$report"),$(field setup_us_avg "$report"),$(field retrans "$report"),$(field mem_bytes "$report"),$(field static_mem_bytes "$report"),$(field rt_mem_avg "$report"),$(field rt_mem_max "$report"),$hybrid,$(field ud_ops "$report"),$(field rc_ops "$report"),$(field promotions "$report"),$(field ud_retrans "$report"),$(field buf_mem_avg "$report")"
+                echo "$app,$np,$k,$nodes,$cap,$status,$(field check "$result"),$(field digest "$result"),$(field time_s "$result"),$wall,$(field c2s_avg "$report"),$(field c2s_max "$report"),$(field s2c_avg "$report"),$(field s2c_max "$report"),$(field c2s_peak_max "$report"),$(field s2c_peak_max "$report"),$(field closed "$report"),$(field reopened "$report"),$(field asked "$report"),$(field over_cap "$report"),$(field setups "$report"),$(field setup_us_avg "$report"),$(field retrans "$report"),$(field mem_bytes "$report"),$(field static_mem_bytes "$report"),$(field rt_mem_avg "$report"),$(field rt_mem_max "$report"),$hybrid,$(field ud_ops "$report"),$(field rc_ops "$report"),$(field promotions "$report"),$(field ud_retrans "$report"),$(field buf_mem_avg "$report"),$round"
             done
-          done
         done
     done
+done
 done

@@ -106,17 +106,23 @@ static struct dgram_slot *slot_at(const struct dgram_peer *p, uint32_t seq)
 }
 
 /* Room for one more slot: doubles the ring (up to the window), each slot moving to its place. */
-static void grow_slots(struct dgram_peer *p)
+static void resize_slots(struct dgram_peer *p, uint32_t cap)
 {
-    uint32_t cap = p->cap ? MIN(2 * p->cap, (uint32_t)cfg.hybrid_window)
-                          : MIN(4u, (uint32_t)cfg.hybrid_window);
     struct dgram_slot *slots = xcalloc(cap, sizeof(*slots));
     for (uint32_t s = p->base; s != p->next_seq; s++)
         slots[s % cap] = *slot_at(p, s);
-    memstat_add(MEM_DATAGRAM, (long)(sizeof(*slots) * (cap - p->cap)));
+    memstat_add(MEM_DATAGRAM, (long)sizeof(*slots) * ((long)cap - (long)p->cap));
     free(p->slots);
     p->slots = slots;
     p->cap = cap;
+}
+
+#define FEW_SLOTS 4u
+
+static void grow_slots(struct dgram_peer *p)
+{
+    uint32_t window = (uint32_t)cfg.hybrid_window;
+    resize_slots(p, p->cap ? MIN(2 * p->cap, window) : MIN(FEW_SLOTS, window));
 }
 
 static void mark_busy(struct dgram_peer *p)
@@ -463,6 +469,10 @@ static int progress(void)
         if (p->base == p->next_seq) {
             p->busy = false;
             busy[i--] = busy[--nbusy];
+            /* Idle: back to a few slots, so that memory follows the nodes in use, not the
+             * deepest burst each node ever saw. */
+            if (p->cap > FEW_SLOTS)
+                resize_slots(p, FEW_SLOTS);
         }
     }
     return n;

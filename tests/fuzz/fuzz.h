@@ -74,8 +74,9 @@ static inline void fuzz_bytes(struct fuzz_input *in, void *dst, size_t n)
         d[i] = fuzz_u8(in);
 }
 
-/* The ds target's segments, at fixed addresses so that inputs can name them (fuzz_ds.c):
- * above where PIE executables load, in the application range of ASan, TSan and MSan. */
+/* The data server's segments of the ds and dgram targets, at fixed addresses so that inputs
+ * can name them (arena.c): above where PIE executables load, in the application range of
+ * ASan, TSan and MSan. */
 #define FUZZ_DS_ARENA       0x567000000000ull
 #define FUZZ_DS_ARENA_SIZE  0x8000
 #define FUZZ_DS_A_OFFSET    0x1000 /* data, page-aligned */
@@ -87,6 +88,17 @@ static inline void fuzz_bytes(struct fuzz_input *in, void *dst, size_t n)
 #define FUZZ_DS_C_OFFSET    0x7000 /* data, 7 bytes: most sizes overflow it by a little */
 #define FUZZ_DS_C_SIZE      7
 #define FUZZ_DS_OUT_SIZE    65536 /* the server's out buffer (ARMCI_BOUNCE_SIZE) */
+
+/* The dgram target (fuzz_dgram.c): byte 0 of an input sets the world, the MTU (4096 >>
+ * (byte & 7) % 5 bytes: the datagram is ARMCI_HYBRID_SIZE, FUZZ_DGRAM_SIZE, cut to it) and
+ * the window (8 >> (byte >> 3 & 3) requests). Then datagrams, each [u8 ctl] ([u16 len] unless
+ * FUZZ_DGRAM_NATURAL) [len bytes], ctl a set of these: */
+#define FUZZ_DGRAM_FORGED  1  /* sent by another rank's UD data QP than the header names */
+#define FUZZ_DGRAM_TWICE   2  /* delivered twice, as UD may */
+#define FUZZ_DGRAM_NATURAL 4  /* as long as its requests make it, zeros past the input's end */
+#define FUZZ_DGRAM_BUSY    8  /* the first send of every answer datagram finds no buffer */
+#define FUZZ_DGRAM_LOST    16 /* every send finds no buffer: the answers are lost */
+#define FUZZ_DGRAM_SIZE    4096
 
 /* The ud target's world: 8 ranks, 2 a node; the harness is rank 2, node 1's master.
  * One LID (InfiniBand) or GID (RoCE: ::ffff:10.0.0.n+1) per node, as on real hosts. */

@@ -5,7 +5,8 @@
  * stride walker and kernels. Around them, test doubles: four segments in
  * one arena at a fixed address (so that inputs can name them), everything
  * else in the arena a canary that ASan poisons (and that is compared after
- * every request in builds without ASan); a reply recorder instead of
+ * every request in builds without ASan), with the runtime's doubles
+ * (arena.c, shared with the dgram target); a reply recorder instead of
  * server_answer/server_answer_lock; an RDMA-write recorder instead of server_post_send.
  *
  * Input: a sequence of requests, each [u8 ctl][u16 len][len bytes]: bit 0 of
@@ -24,183 +25,33 @@
  * request served, the first echoing its token; if every one was refused,
  * nothing changed.
  */
-#include <errno.h>
-#include <stdarg.h>
 #include <string.h>
-#include <sys/mman.h>
 
-#include "core/error.h"
-#include "core/node_shared.h"
-#include "core/runtime.h"
-#include "core/shm.h"
+#include "arena.h"
 #include "core/ticket_lock.h"
-#include "core/topology.h"
-#include "core/util.h"
 #include "core/wr_id.h"
 #include "dataserver/handlers.h"
 #include "dataserver/locks.h"
-#include "dataserver/registry.h"
 #include "dataserver/answers.h"
 #include "dataserver/sends.h"
 #include "fuzz.h"
-#include "verbs/memory.h"
 
-/* ---- the arena: segments and canaries ---- */
+#define OUT_SIZE FUZZ_DS_OUT_SIZE
 
-#define ARENA_ADDR FUZZ_DS_ARENA
-#define ARENA_SIZE FUZZ_DS_ARENA_SIZE
-#define CANARY     0xa5
-#define OUT_SIZE   FUZZ_DS_OUT_SIZE
-
-struct fake_segment {
-    const char *name;
-    uint64_t seg_id;
-    size_t offset;
-    size_t size;
-    enum registry_kind kind;
-};
-
-/* Sorted by offset: a page-aligned one, one ending on a page boundary but starting off it,
- * a lock block, a tiny one (in registry order: the canaries are the gaps between them). */
-static const struct fake_segment segs[] = {
-    {"/armci-fuzz-a", 1, FUZZ_DS_A_OFFSET, FUZZ_DS_A_SIZE, REGISTRY_DATA},
-    {"/armci-fuzz-b", 2, FUZZ_DS_B_OFFSET, FUZZ_DS_B_SIZE, REGISTRY_DATA},
-    {"/armci-fuzz-locks", 3, FUZZ_DS_LOCK_OFFSET, FUZZ_DS_LOCKS * sizeof(struct ticket_lock),
-     REGISTRY_LOCKS},
-    {"/armci-fuzz-c", 4, FUZZ_DS_C_OFFSET, FUZZ_DS_C_SIZE, REGISTRY_DATA},
-};
-#define NSEGS (sizeof(segs) / sizeof(segs[0]))
-
-static uint8_t *arena;
-static uint8_t pristine[ARENA_SIZE]; /* the segments' contents at the start of an input */
-static uint8_t snapshot[ARENA_SIZE];
 static uint8_t *out_region; /* the out buffer, with a canary tail */
 static bool out_busy;
 
-/* With ASan, any access to a canary has already stopped the run: nothing to compare. */
-#ifdef FUZZ_ASAN
+/* The arena's canaries, and the out buffer's tail (with ASan: poisoned, nothing to compare). */
 static void check_canaries(void)
 {
-}
-#else
-static bool in_segment(size_t off)
-{
-    for (size_t i = 0; i < NSEGS; i++)
-        if (off >= segs[i].offset && off < segs[i].offset + segs[i].size)
-            return true;
-    return false;
-}
-
-static void check_canaries(void)
-{
-    for (size_t off = 0; off < ARENA_SIZE; off++)
-        FUZZ_CHECK(in_segment(off) || arena[off] == CANARY, "canary at segment offset 0x%zx hit",
-                   off);
+    arena_check();
+#ifndef FUZZ_ASAN
     for (size_t i = 0; i < 64; i++)
         FUZZ_CHECK(out_region[OUT_SIZE + i] == CANARY, "canary after the out buffer hit");
-}
 #endif
-
-/* ---- what the decoder needs from the rest of the server and the runtime ---- */
-
-struct runtime rt = {.me = 0, .nprocs = 8, .job_id = "fuzz"};
-
-/* Two nodes of four; the server is node 0's, its clients ranks 5 and 6. */
-static int node_of[8] = {0, 0, 0, 0, 1, 1, 1, 1};
-static int local_of[8] = {0, 1, 2, 3, 0, 1, 2, 3};
-static int node_first[3] = {0, 4, 8};
-static int node_ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-struct topology topo = {.num_nodes = 2,
-                        .my_node = 0,
-                        .node_of = node_of,
-                        .local_of = local_of,
-                        .node_first = node_first,
-                        .node_ranks = node_ranks};
-
-void armci_die(const char *call, const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    FUZZ_CHECK(0, "a request ended the job: %s: %s", call ? call : "", msg);
-    abort();
 }
 
-void armci_warn(const char *fmt, ...)
-{
-    (void)fmt;
-}
-
-void check_ptr(const char *call, const char *arg, const void *ptr)
-{
-    if (!ptr)
-        armci_die(call, "argument %s is NULL", arg);
-}
-
-void *xmalloc(size_t size)
-{
-    void *p = malloc(size);
-    FUZZ_CHECK(p, "out of memory");
-    return p;
-}
-
-void *xrealloc(void *ptr, size_t size)
-{
-    void *p = realloc(ptr, size);
-    FUZZ_CHECK(p, "out of memory");
-    return p;
-}
-
-static bool acc_held[4];
-
-void node_acc_lock(int local)
-{
-    FUZZ_CHECK(local >= 0 && local < 4, "accumulate lock %d of a node of 4", local);
-    FUZZ_CHECK(!acc_held[local], "accumulate lock %d taken twice", local);
-    acc_held[local] = true;
-}
-
-void node_acc_unlock(int local)
-{
-    FUZZ_CHECK(local >= 0 && local < 4 && acc_held[local], "accumulate lock %d not held", local);
-    acc_held[local] = false;
-}
-
-void *shm_try_map_existing(const char *name, size_t size, int *err)
-{
-    for (size_t i = 0; i < NSEGS; i++)
-        if (!strcmp(name, segs[i].name) && size == segs[i].size)
-            return arena + segs[i].offset;
-    *err = ENOENT;
-    return NULL;
-}
-
-void shm_unmap(void *addr, size_t size)
-{
-    (void)addr;
-    (void)size;
-}
-
-static struct net_mr mrs[NSEGS];
-static size_t nmrs;
-
-struct net_mr *net_reg(const char *call, void *addr, size_t len, bool remote)
-{
-    FUZZ_CHECK(nmrs < NSEGS, "%s: too many registrations", call);
-    mrs[nmrs] = (struct net_mr){.addr = addr,
-                                .len = len,
-                                .lkey = (uint32_t)(0x200 + nmrs),
-                                .rkey = (uint32_t)(0x100 + nmrs)};
-    (void)remote;
-    return &mrs[nmrs++];
-}
-
-void net_dereg(struct net_mr *mr)
-{
-    (void)mr;
-}
+/* ---- what the decoder needs from the rest of the server ---- */
 
 /* Replies and RDMA writes of the request being served. */
 struct reply {
@@ -276,11 +127,7 @@ static void gathered_write(struct server_conn *sc, const struct ibv_send_wr *wr)
     size_t total = 0;
     for (int i = 0; i < wr->num_sge; i++) {
         const struct ibv_sge *s = &wr->sg_list[i];
-        const struct net_mr *m = NULL;
-        for (size_t k = 0; k < nmrs && !m; k++)
-            if (s->addr >= (uintptr_t)mrs[k].addr &&
-                s->addr + s->length <= (uintptr_t)mrs[k].addr + mrs[k].len)
-                m = &mrs[k];
+        const struct net_mr *m = arena_mr_holding(s->addr, s->length);
         FUZZ_CHECK(m && s->lkey == m->lkey, "a gather entry outside every segment");
         total += s->length;
     }
@@ -328,59 +175,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     verbose = getenv("FUZZ_VERBOSE") != NULL;
-    arena = mmap((void *)(uintptr_t)ARENA_ADDR, ARENA_SIZE, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-    if (arena != (uint8_t *)(uintptr_t)ARENA_ADDR) {
-        /* Taken by something else (an unusual sanitizer layout): nothing to test here. */
-        fprintf(stderr, "SKIP: cannot map the arena at 0x%llx: %s\n", ARENA_ADDR, strerror(errno));
-        exit(77);
-    }
-    memset(arena, CANARY, ARENA_SIZE);
-    for (size_t i = 0; i < NSEGS; i++)
-        for (size_t k = 0; k < segs[i].size; k++)
-            pristine[segs[i].offset + k] =
-                segs[i].kind == REGISTRY_LOCKS ? 0 : (uint8_t)(k * 31 + i);
-    for (size_t i = 0; i < NSEGS; i++) {
-        uint64_t base;
-        uint32_t rkey;
-        FUZZ_CHECK(registry_map(segs[i].seg_id, segs[i].name, segs[i].size, segs[i].kind, 0, &base,
-                                &rkey) == 0,
-                   "registry_map %s", segs[i].name);
-    }
-    /* Poison every canary byte (ASan works on 8-byte granules: the layout is 8-aligned). */
-    size_t off = 0;
-    for (size_t i = 0; i < NSEGS; i++) {
-        FUZZ_POISON(arena + off, segs[i].offset - off);
-        off = segs[i].offset + segs[i].size;
-    }
-    FUZZ_POISON(arena + off, ARENA_SIZE - off);
+    arena_init();
     out_region = malloc(OUT_SIZE + 64);
     FUZZ_CHECK(out_region, "out of memory");
     memset(out_region + OUT_SIZE, CANARY, 64);
     FUZZ_POISON(out_region + OUT_SIZE, 64);
     return 0;
-}
-
-/* Segments as every input starts: a pattern, free mutexes (copied: the harness's own
- * loops would cost more than the decoder under coverage instrumentation). */
-static void reset_segments(void)
-{
-    for (size_t i = 0; i < NSEGS; i++)
-        memcpy(arena + segs[i].offset, pristine + segs[i].offset, segs[i].size);
-}
-
-static void take_snapshot(void)
-{
-    for (size_t i = 0; i < NSEGS; i++)
-        memcpy(snapshot + segs[i].offset, arena + segs[i].offset, segs[i].size);
-}
-
-static bool unchanged(void)
-{
-    for (size_t i = 0; i < NSEGS; i++)
-        if (memcmp(snapshot + segs[i].offset, arena + segs[i].offset, segs[i].size))
-            return false;
-    return true;
 }
 
 /* The replies to a SEND of several requests (only updates, which write nothing back). */
@@ -396,7 +196,7 @@ static void check_shared_send(const struct server_conn *sc, const struct ds_mess
     }
     FUZZ_CHECK(nwrites == 0, "a shared SEND wrote back");
     if (!any_ok && nreplies <= recorded)
-        FUZZ_CHECK(unchanged(), "every request of a shared SEND refused, but memory changed");
+        FUZZ_CHECK(arena_unchanged(), "every request of a shared SEND refused, but memory changed");
 }
 
 /* Serves one request of `len` bytes (`avail` of them from the input, then zeros) and checks
@@ -411,15 +211,13 @@ static void serve_one(struct server_conn *sc, const uint8_t *bytes, size_t avail
     memcpy(buf, bytes, avail < len ? avail : len);
     struct ds_message rq;
     memcpy(&rq, buf, sizeof(rq));
-    take_snapshot();
+    arena_snapshot();
     nreplies = nwrites = 0;
     write_len = 0;
     serve_message(sc, (struct ds_message *)buf, len);
     out_busy = false;
     free(buf);
     check_canaries();
-    for (int i = 0; i < 4; i++)
-        FUZZ_CHECK(!acc_held[i], "accumulate lock %d left held", i);
 
     if (verbose) {
         printf("  op %d, %zu bytes: %d replies (status", rq.op, len, nreplies);
@@ -428,7 +226,8 @@ static void serve_one(struct server_conn *sc, const uint8_t *bytes, size_t avail
         printf("), %d writes\n", nwrites);
     }
     if (len < sizeof(rq)) {
-        FUZZ_CHECK(nreplies == 0 && nwrites == 0 && unchanged(), "a short request was served");
+        FUZZ_CHECK(nreplies == 0 && nwrites == 0 && arena_unchanged(),
+                   "a short request was served");
         return;
     }
     const struct reply *own = nreplies > 0 ? &replies[0] : NULL;
@@ -446,7 +245,7 @@ static void serve_one(struct server_conn *sc, const uint8_t *bytes, size_t avail
     if (own) {
         FUZZ_CHECK(own->token == rq.token && own->sc == sc, "the reply is not to this request");
         if (own->status != DS_OK)
-            FUZZ_CHECK(unchanged() && nwrites == 0, "op %d refused (%d) but acted", rq.op,
+            FUZZ_CHECK(arena_unchanged() && nwrites == 0, "op %d refused (%d) but acted", rq.op,
                        own->status);
     }
     /* Gets write back, pulls read the client's data (recorded the same way): once, exactly. */
@@ -455,7 +254,8 @@ static void serve_one(struct server_conn *sc, const uint8_t *bytes, size_t avail
         FUZZ_CHECK(nwrites == 0, "op %d wrote back", rq.op);
         return;
     }
-    FUZZ_CHECK(nwrites == 1 && unchanged(), "a get wrote %d times or changed memory", nwrites);
+    FUZZ_CHECK(nwrites == 1 && arena_unchanged(), "a get wrote %d times or changed memory",
+               nwrites);
     uint64_t expect = rq.op == DS_GET_IOV ? (uint64_t)rq.value * rq.len : rq.len;
     FUZZ_CHECK(write_len == expect, "a get wrote %zu bytes back, asked %llu", write_len,
                (unsigned long long)expect);
@@ -480,7 +280,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!arena)
         LLVMFuzzerInitialize(NULL, NULL);
-    reset_segments();
+    arena_reset();
     struct fuzz_input in = {data, size};
     while (in.left >= 3) {
         uint8_t ctl = fuzz_u8(&in);
@@ -493,9 +293,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         in.left -= avail;
     }
     /* Waiters of this input are forgotten (answered with an error), as when a block is freed. */
-    const struct fake_segment *locks = &segs[2];
     nreplies = 0;
-    locks_forget_range((uintptr_t)arena + locks->offset, locks->size);
+    locks_forget_range((uintptr_t)arena + FUZZ_DS_LOCK_OFFSET,
+                       FUZZ_DS_LOCKS * sizeof(struct ticket_lock));
     check_canaries();
     return 0;
 }

@@ -1,9 +1,10 @@
 /*
- * Writes the seed corpora of the fuzz targets, DIR/corpus/ds/<name> and
- * DIR/corpus/ud/<name>, one file per case in each harness's input format
- * (see fuzz_ds.c and fuzz_ud.c): a valid request of every operation and the
- * edge cases the checks are about; and DIR/ds.dict, the segment boundaries
- * as libFuzzer dictionary entries. Inputs that made a target crash are kept
+ * Writes the seed corpora of the fuzz targets, DIR/corpus/ds/<name>,
+ * DIR/corpus/ud/<name> and DIR/corpus/dgram/<name>, one file per case in
+ * each harness's input format (see fuzz_ds.c, fuzz_ud.c and fuzz_dgram.c): a
+ * valid request of every operation and the edge cases the checks are about;
+ * and DIR/ds.dict and DIR/dgram.dict, the segment boundaries as libFuzzer
+ * dictionary entries. Inputs that made a target crash are kept
  * beside the seeds (regress-*) and are not touched here.
  * Usage: fuzz-make-corpus DIR   (tests/fuzz)
  */
@@ -17,6 +18,7 @@
 
 #include "core/config.h"
 #include "core/ticket_lock.h"
+#include "dataserver/dgram_protocol.h"
 #include "dataserver/protocol.h"
 #include "fuzz.h"
 #include "odcm/ud.h"
@@ -733,21 +735,301 @@ static void ud_corpus(void)
     save("ud", "malformed");
 }
 
+/* ---- dgram: datagrams to the data server's UD data QP ---- */
+
+enum {
+    FORGED = FUZZ_DGRAM_FORGED,
+    TWICE = FUZZ_DGRAM_TWICE,
+    NATURAL = FUZZ_DGRAM_NATURAL,
+    BUSY = FUZZ_DGRAM_BUSY,
+    LOST = FUZZ_DGRAM_LOST,
+};
+
+/* World bytes (fuzz.h): the MTU 4096 >> (b & 7) % 5, the window 8 >> (b >> 3 & 3). */
+#define WORLD_4096_W8 0
+#define WORLD_256_W2  (4 | 2 << 3)
+
+static uint8_t dg[FUZZ_DGRAM_SIZE];
+static size_t dg_len;
+static int dg_count;
+
+static struct dgram_request dreq(uint32_t seq, enum dgram_op op, uint64_t addr, uint32_t len)
+{
+    return (struct dgram_request){.seq = seq, .op = (uint8_t)op, .len = len, .addr = addr};
+}
+
+static struct dgram_request dacc(uint32_t seq, uint64_t addr, int type, uint32_t len)
+{
+    struct dgram_request r = dreq(seq, DGRAM_ACC, addr, len);
+    r.datatype = (uint8_t)type;
+    r.target_local = 1;
+    if (type == ARMCI_ACC_INT)
+        memcpy(r.scale, &(int){2}, sizeof(int));
+    else
+        memcpy(r.scale, &(double){2}, sizeof(double));
+    return r;
+}
+
+static struct dgram_request drmw(uint32_t seq, uint64_t addr, int op, int64_t value)
+{
+    size_t size = op == ARMCI_FETCH_AND_ADD || op == ARMCI_SWAP ? sizeof(int) : sizeof(long);
+    struct dgram_request r = dreq(seq, DGRAM_RMW, addr, (uint32_t)size);
+    r.rmw_op = (uint8_t)op;
+    r.value = value;
+    return r;
+}
+
+/* A request and its data (puts and accumulates: len bytes of `data`), 8-byte aligned. */
+static void dg_add(const struct dgram_request *r)
+{
+    size_t payload = dgram_op_carries(r->op) ? r->len : 0;
+    if (!dg_len)
+        dg_len = sizeof(struct dgram_header);
+    memset(dg + dg_len, 0, dgram_step(sizeof(*r), payload));
+    memcpy(dg + dg_len, r, sizeof(*r));
+    memcpy(dg + dg_len + sizeof(*r), data, payload);
+    dg_len += dgram_step(sizeof(*r), payload);
+    dg_count++;
+}
+
+static struct dgram_header dg_header(int rank)
+{
+    return (struct dgram_header){
+        .magic = DGRAM_MAGIC, .kind = DGRAM_REQUESTS, .count = (uint8_t)dg_count, .rank = rank};
+}
+
+/* The requests added under header h: framed by the harness as a client sizes them (NATURAL
+ * in ctl), or `len` bytes of them (0: all). */
+static void dg_emit(int ctl, const struct dgram_header *h, size_t len)
+{
+    if (!dg_len)
+        dg_len = sizeof(*h);
+    memcpy(dg, h, sizeof(*h));
+    len = len ? len : dg_len;
+    put8((uint8_t)ctl);
+    if (!(ctl & NATURAL)) {
+        put8((uint8_t)len);
+        put8((uint8_t)(len >> 8));
+    }
+    put(dg, len);
+    dg_len = 0;
+    dg_count = 0;
+}
+
+/* The datagram of the requests added, from `rank`. */
+static void dg_send(int ctl, int rank, size_t len)
+{
+    struct dgram_header h = dg_header(rank);
+    dg_emit(ctl, &h, len);
+}
+
+/* One request in a datagram of its own. */
+static void dg_one(int ctl, int rank, const struct dgram_request *r)
+{
+    dg_add(r);
+    dg_send(ctl, rank, 0);
+}
+
+static void dgram_corpus(void)
+{
+    struct dgram_request r;
+    put8(WORLD_4096_W8);
+    r = dreq(0, DGRAM_PUT, A + 64, 24);
+    dg_one(NATURAL, 5, &r);
+    save("dgram", "put");
+
+    put8(WORLD_4096_W8);
+    r = dreq(0, DGRAM_GET, B + 8, 100);
+    dg_one(NATURAL, 5, &r);
+    save("dgram", "get");
+
+    put8(WORLD_4096_W8);
+    r = dacc(0, A + 128, ARMCI_ACC_INT, 16);
+    dg_one(NATURAL, 5, &r);
+    r = dacc(1, B + 64, ARMCI_ACC_DBL, 32);
+    dg_one(NATURAL, 5, &r);
+    save("dgram", "acc");
+
+    put8(WORLD_4096_W8);
+    r = drmw(0, B + 8, ARMCI_FETCH_AND_ADD_LONG, 3);
+    dg_one(NATURAL, 5, &r);
+    r = drmw(1, B + 20, ARMCI_SWAP, 7);
+    dg_one(NATURAL, 5, &r);
+    r = drmw(2, B + 20, ARMCI_FETCH_AND_ADD, -1);
+    dg_one(NATURAL, 5, &r);
+    r = drmw(3, A + 8, ARMCI_SWAP_LONG, -5);
+    dg_one(NATURAL, 5, &r);
+    save("dgram", "rmw");
+
+    /* Several requests in one datagram, numbered 0..4; another client numbers its own. */
+    put8(WORLD_4096_W8);
+    r = dreq(0, DGRAM_PUT, A + 256, 40);
+    dg_add(&r);
+    r = dacc(1, A + 264, ARMCI_ACC_INT, 8);
+    dg_add(&r);
+    r = dreq(2, DGRAM_GET, A + 256, 40);
+    dg_add(&r);
+    r = drmw(3, A + 256, ARMCI_FETCH_AND_ADD, 1);
+    dg_add(&r);
+    r = dreq(4, DGRAM_PUT, C, 7);
+    dg_add(&r);
+    dg_send(NATURAL, 6, 0);
+    r = dreq(0, DGRAM_GET, A + 256, 48);
+    dg_one(NATURAL, 5, &r);
+    save("dgram", "several");
+
+    /* Retransmissions: a datagram delivered twice; the window sent again after a gap (seq 4
+     * early, dropped), old numbers answered from the cache, the get read again; then the gap.
+     * The put and the accumulate have ranges of their own: running either again shows. */
+    put8(WORLD_4096_W8);
+    r = dreq(0, DGRAM_PUT, A + 512, 16);
+    dg_add(&r);
+    r = dacc(1, A + 528, ARMCI_ACC_INT, 16);
+    dg_add(&r);
+    dg_send(NATURAL | TWICE, 5, 0);
+    r = dreq(2, DGRAM_GET, A + 512, 32);
+    dg_one(NATURAL, 5, &r);
+    r = dreq(4, DGRAM_PUT, A + 600, 8);
+    dg_one(NATURAL, 5, &r);
+    r = dreq(0, DGRAM_PUT, A + 512, 16);
+    dg_add(&r);
+    r = dacc(1, A + 528, ARMCI_ACC_INT, 16);
+    dg_add(&r);
+    r = dreq(2, DGRAM_GET, A + 512, 32);
+    dg_add(&r);
+    r = drmw(3, A + 520, ARMCI_FETCH_AND_ADD, 5);
+    dg_add(&r);
+    r = dreq(4, DGRAM_PUT, A + 600, 8);
+    dg_add(&r);
+    dg_send(NATURAL | TWICE, 5, 0);
+    save("dgram", "retransmission");
+
+    /* 256-byte datagrams, a window of 2: a get of the most an answer holds (216 bytes) and one
+     * more; answers split over datagrams; a number two windows old gets no answer. */
+    put8(WORLD_256_W2);
+    r = dreq(0, DGRAM_GET, B, 216);
+    dg_add(&r);
+    dg_send(NATURAL, 4, 0);
+    r = dreq(1, DGRAM_GET, B, 217);
+    dg_one(NATURAL, 4, &r);
+    for (uint32_t seq = 2; seq < 5; seq++) {
+        r = dreq(seq, DGRAM_GET, A + 8 * seq, 64);
+        dg_add(&r);
+    }
+    dg_send(NATURAL, 4, 0);
+    r = dreq(5, DGRAM_PUT, A, 8);
+    dg_add(&r);
+    r = dreq(2, DGRAM_GET, A + 16, 64);
+    dg_add(&r);
+    r = dreq(4, DGRAM_GET, A + 32, 64);
+    dg_add(&r);
+    dg_send(NATURAL, 4, 0);
+    save("dgram", "small-datagrams");
+
+    /* No free send buffer at first (the server drains and sends again), none at all (the
+     * answers are lost: the client retransmits, answered from the cache). */
+    put8(WORLD_4096_W8);
+    r = dreq(0, DGRAM_PUT, B + 100, 8);
+    dg_one(NATURAL | BUSY, 7, &r);
+    r = dacc(1, B + 100, ARMCI_ACC_INT, 8);
+    dg_one(NATURAL | LOST, 7, &r);
+    dg_one(NATURAL, 7, &r);
+    save("dgram", "send-buffers");
+
+    /* Forged: a rank's datagrams from another rank's UD data QP, once and twice; the same
+     * from the rank named. */
+    put8(WORLD_4096_W8);
+    r = dreq(0, DGRAM_PUT, A + 64, 24);
+    dg_one(NATURAL | FORGED, 5, &r);
+    dg_one(NATURAL | FORGED | TWICE | 0x20, 5, &r);
+    r = drmw(0, B + 8, ARMCI_SWAP_LONG, 1);
+    dg_one(NATURAL | FORGED | 0xc0, 0, &r);
+    dg_one(NATURAL, 5, &r);
+    save("dgram", "forged");
+
+    /* Malformed headers and framing. */
+    put8(WORLD_4096_W8);
+    r = dreq(0, DGRAM_PUT, A, 8);
+    dg_add(&r);
+    dg_send(0, 5, 10); /* shorter than a header */
+    struct dgram_header h = dg_header(5);
+    h.magic ^= 1;
+    dg_add(&r);
+    dg_emit(0, &h, 0);
+    h = dg_header(5);
+    h.kind = DGRAM_ANSWERS;
+    dg_add(&r);
+    dg_emit(0, &h, 0);
+    dg_send(0, 5, 0); /* no requests */
+    dg_add(&r);
+    dg_send(0, 8, 0); /* a rank past the job's */
+    dg_add(&r);
+    dg_send(0, -1, 0);
+    dg_add(&r);
+    h = dg_header(5);
+    h.count = 2; /* carries one */
+    dg_emit(0, &h, 0);
+    r = dreq(1, DGRAM_PUT, A, 100);
+    dg_add(&r);
+    dg_send(0, 5, sizeof(struct dgram_header) + sizeof(r) + 50); /* its data cut short */
+    r = dreq(1, DGRAM_GET, A, 8);
+    dg_add(&r);
+    dg_send(0, 5, sizeof(struct dgram_header) + sizeof(r) - 1); /* the request cut short */
+    dg_add(&r);
+    dg_send(0, 5, 0);
+    save("dgram", "edge-malformed");
+
+    /* Ranges at the segments' ends and past them; bad operands. */
+    put8(WORLD_4096_W8);
+    uint32_t seq = 0;
+    struct dgram_request edges[] = {
+        dreq(seq++, DGRAM_PUT, B + FUZZ_DS_B_SIZE - 8, 8),
+        dreq(seq++, DGRAM_PUT, B + FUZZ_DS_B_SIZE - 8, 9),
+        dreq(seq++, DGRAM_PUT, A - 8, 16),
+        dreq(seq++, DGRAM_PUT, A + FUZZ_DS_A_SIZE, 0),
+        dreq(seq++, DGRAM_GET, C, FUZZ_DS_C_SIZE),
+        dreq(seq++, DGRAM_GET, C, FUZZ_DS_C_SIZE + 1),
+        dreq(seq++, DGRAM_GET, A, 0),
+        dreq(seq++, DGRAM_GET, LOCKS, 16),
+        dreq(seq++, DGRAM_PUT, LOCKS, 16),
+        dacc(seq++, C, ARMCI_ACC_INT, 8),
+        dacc(seq++, A, ARMCI_ACC_INT, 6),
+        dacc(seq++, A, 6, 8),
+        dacc(seq++, A, ARMCI_ACC_INT, 8),
+        drmw(seq++, A + 2, ARMCI_FETCH_AND_ADD, 1),
+        drmw(seq++, A, ARMCI_FETCH_AND_ADD, 1),
+        drmw(seq++, B + FUZZ_DS_B_SIZE, ARMCI_SWAP_LONG, 1),
+        dreq(seq++, 0, A, 8),
+        dreq(seq++, DGRAM_OP_MAX, A, 8),
+        drmw(seq++, A, ARMCI_SWAP, 1),
+    };
+    edges[12].target_local = 4;
+    edges[14].len = 8; /* an int Rmw of 8 bytes */
+    edges[18].rmw_op = 9;
+    for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+        dg_add(&edges[i]);
+    dg_send(NATURAL, 3, 0);
+    r = dacc(seq++, A, ARMCI_ACC_INT, 8);
+    r.target_local = -1;
+    dg_one(NATURAL, 3, &r);
+    save("dgram", "edge-ranges");
+}
+
 /* Every segment's first and last byte, one before and one past: 8-byte entries for libFuzzer. */
-static void ds_dictionary(void)
+static void dictionary(const char *target)
 {
     const uint64_t seg[][2] = {{FUZZ_DS_A_OFFSET, FUZZ_DS_A_SIZE},
                                {FUZZ_DS_B_OFFSET, FUZZ_DS_B_SIZE},
                                {FUZZ_DS_LOCK_OFFSET, FUZZ_DS_LOCKS * MUTEX},
                                {FUZZ_DS_C_OFFSET, FUZZ_DS_C_SIZE}};
     char path[4096];
-    snprintf(path, sizeof(path), "%s/ds.dict", root);
+    snprintf(path, sizeof(path), "%s/%s.dict", root, target);
     FILE *f = fopen(path, "w");
     if (!f) {
         perror(path);
         exit(1);
     }
-    fprintf(f, "# Segment boundaries of the ds target (written by make_corpus.c).\n");
+    fprintf(f, "# Segment boundaries of the %s target (written by make_corpus.c).\n", target);
     for (size_t i = 0; i < sizeof(seg) / sizeof(seg[0]); i++) {
         uint64_t start = FUZZ_DS_ARENA + seg[i][0], end = start + seg[i][1];
         const uint64_t at[] = {start - 1, start, end - 1, end};
@@ -772,7 +1054,9 @@ int main(int argc, char **argv)
     }
     root = argv[1];
     ds_corpus();
-    ds_dictionary();
+    dictionary("ds");
     ud_corpus();
+    dgram_corpus();
+    dictionary("dgram");
     return 0;
 }

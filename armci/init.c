@@ -158,6 +158,7 @@ static int init_common(int *argc, char ***argv, int requested, MPI_Comm comm, bo
     make_job_id();
     topo_init();
     check_test_layout();
+    config_resolve_hybrid(rt.comm, topo.num_nodes);
     wait_policy_init();
     node_shared_init();
     groups_init_world(&rt.world_group);

@@ -106,8 +106,8 @@ const struct config_entry config_table[] = {
      "cost model), rdma (one chain of RDMA writes or reads) or server (packed requests)"},
     {"ARMCI_HYBRID", CFG_CHOICE, FIELD(hybrid), "auto", 0, 0, hybrid_choices, true,
      "small operations to a node without a ready connection go over UD datagrams, exactly "
-     "once (auto: on when ARMCI_MAX_CONNECTIONS caps connections; off; ud: every operation that "
-     "fits a datagram; on-demand mode only)"},
+     "once (auto: on when ARMCI_MAX_CONNECTIONS caps connections or the job spans 256 nodes or "
+     "more; off; ud: every operation that fits a datagram; on-demand mode only)"},
     {"ARMCI_HYBRID_PROMOTE", CFG_INT, FIELD(hybrid_promote), "100", 0, 1L << 30, NULL, false,
      "hybrid: operations over UD to a node before it gets an RC connection (when under the cap); "
      "0: never"},
@@ -345,18 +345,22 @@ void cfg_load(void)
 }
 
 /*
- * ARMCI_HYBRID's rule: `ud` on; `auto` on when connections are capped (then a
- * node without a free slot still gets its small operations at once), off
- * without a cap (a connection per node costs less than the UD path's server
- * wake-ups: docs/SCALING.md) and in static mode (every node is connected at
- * init). Job-wide: a cap set on one rank turns it on everywhere, since the
- * data servers' UD endpoints and the route of ARMCI_Rmw depend on it.
+ * ARMCI_HYBRID's rule: `ud` on; `auto` on when connections are capped (every
+ * setup is then paid again and again, and the UD path skips them) or when the
+ * job spans HYBRID_AUTO_NODES nodes or more (first contacts alone cost more
+ * there than the server's wake-up per datagram: docs/SCALING.md, 256 nodes),
+ * off below that without a cap (RC's gets need no remote CPU) and in static
+ * mode (every node is connected at init). Job-wide: a cap set on one rank
+ * turns it on everywhere, since the data servers' UD endpoints and the route
+ * of ARMCI_Rmw depend on it.
  */
-static void hybrid_resolve(MPI_Comm comm)
+#define HYBRID_AUTO_NODES 256
+
+void config_resolve_hybrid(MPI_Comm comm, int nodes)
 {
-    int on =
-        cfg.hybrid == CFG_HYBRID_UD || (cfg.hybrid == CFG_HYBRID_AUTO && cfg.max_connections > 0 &&
-                                        cfg.connect == CFG_CONNECT_ONDEMAND);
+    int on = cfg.hybrid == CFG_HYBRID_UD ||
+             (cfg.hybrid == CFG_HYBRID_AUTO && cfg.connect == CFG_CONNECT_ONDEMAND &&
+              (cfg.max_connections > 0 || nodes >= HYBRID_AUTO_NODES));
     int any = 0;
     MPI_Allreduce(&on, &any, 1, MPI_INT, MPI_MAX, comm);
     cfg.hybrid_on = any;
@@ -380,7 +384,6 @@ void config_check_agreement(MPI_Comm comm)
                   "and ranks differ between %g and %g",
                   config_table[i].name, value, lo[i], hi[i]);
     }
-    hybrid_resolve(comm);
 }
 
 double config_numeric(const struct config_entry *e)

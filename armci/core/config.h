@@ -97,6 +97,10 @@ void config_warn_unknown(char **env);
 /* Collective: ends the job, naming the variable, if ranks disagree on a must_match one. */
 void config_check_agreement(MPI_Comm comm);
 
+/* Collective, once the layout is known: whether the hybrid UD path is on (ARMCI_HYBRID's
+ * auto rule, cfg.hybrid_on). */
+void config_resolve_hybrid(MPI_Comm comm, int nodes);
+
 /* The text a variable is parsed from: its environment value, else the default. */
 const char *config_source(const struct config_entry *e);
 /* The effective value as a number (choices: their index; strings: 0). */

@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define DGRAM_MAGIC 0x4447u /* "DG" */
 
@@ -76,6 +77,19 @@ struct dgram_answer {
     uint32_t len;   /* data bytes that follow */
     uint32_t pad;
 };
+
+/* Reads the header of a received datagram that should be of `kind` into *h: NULL, or why
+ * the datagram is refused. */
+static inline const char *dgram_read_header(const void *bytes, size_t len, int kind,
+                                            struct dgram_header *h)
+{
+    if (len < sizeof(*h))
+        return "shorter than a data header";
+    memcpy(h, bytes, sizeof(*h));
+    if (h->magic != DGRAM_MAGIC || h->kind != kind || h->count == 0)
+        return kind == DGRAM_REQUESTS ? "not a datagram of requests" : "not a datagram of answers";
+    return NULL;
+}
 
 /* Bytes of one data datagram: ARMCI_HYBRID_SIZE cut to the port's active MTU (an enum ibv_mtu:
  * IBV_MTU_256 is 1, each step doubles). Both ends compute it alike. */

@@ -223,13 +223,9 @@ static void on_datagram(void *ctx, const struct ud_sender *from, const void *byt
 {
     (void)ctx;
     struct dgram_header h;
-    if (len < sizeof(h)) {
-        refuse(from, "shorter than a data header");
-        return;
-    }
-    memcpy(&h, bytes, sizeof(h));
-    if (h.magic != DGRAM_MAGIC || h.kind != DGRAM_REQUESTS || h.count == 0) {
-        refuse(from, "not a datagram of requests");
+    const char *bad = dgram_read_header(bytes, len, DGRAM_REQUESTS, &h);
+    if (bad) {
+        refuse(from, bad);
         return;
     }
     if (h.rank < 0 || h.rank >= rt.nprocs) {

@@ -396,14 +396,11 @@ static void on_answers(void *ctx, const struct ud_sender *from, const void *byte
 {
     (void)ctx;
     struct dgram_header h;
-    if (len < sizeof(h)) {
-        refuse(from, "shorter than a data header");
-        return;
-    }
-    memcpy(&h, bytes, sizeof(h));
-    if (h.magic != DGRAM_MAGIC || h.kind != DGRAM_ANSWERS || h.rank < 0 ||
-        h.rank >= topo.num_nodes) {
-        refuse(from, "not a datagram of answers from a node of this job");
+    const char *bad = dgram_read_header(bytes, len, DGRAM_ANSWERS, &h);
+    if (!bad && (h.rank < 0 || h.rank >= topo.num_nodes))
+        bad = "names no node of this job";
+    if (bad) {
+        refuse(from, bad);
         return;
     }
     struct verbs_addr server = directory_server_data(h.rank);

@@ -38,7 +38,7 @@ run barrier-4x1 4 1 tests/barrier/test_barrier 200
 run lock-fifo-4x1 4 1 tests/internode/test_lock_fifo
 run chain-4x2 4 2 tests/internode/test_chain 3 600
 run rmw-mixed-4x2 4 2 tests/internode/test_rmw_mixed 200
-# The hybrid UD data path over rdma-core's UD (RoCEv2 GRHs, the port's 1024-byte MTU).
+# The hybrid UD data path over rdma-core UD (RoCEv2 GRHs, a 1024-byte port MTU).
 ARMCI_HYBRID=ud run rma-4x1-hybrid-ud 4 1 tests/common/test_rma 65536 10
 ARMCI_HYBRID=ud run rmw-mixed-4x2-hybrid-ud 4 2 tests/internode/test_rmw_mixed 200
 ARMCI_MAX_CONNECTIONS=1 run chain-4x1-hybrid-cap1 4 1 tests/internode/test_chain 3 600

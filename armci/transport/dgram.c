@@ -315,27 +315,6 @@ long dgram_rmw(const struct target *t, int op, long value, size_t size)
     return (long)old;
 }
 
-/*
- * Locks: the request waits for its grant (which a DS_QUEUED answer says is
- * coming); an unlock goes like a put, answered in the background. Over UD
- * the ticket lock of the target node's data server is the same as over RC.
- */
-void dgram_lock(const struct target *t, size_t size)
-{
-    struct dgram_peer *p = peer_of(t->node);
-    struct handle done = {0};
-    slot_new(p, DGRAM_LOCK, t, size, &done, "lock");
-    flush(p);
-    handle_wait(&done);
-}
-
-void dgram_unlock(const struct target *t, size_t size, struct handle *req)
-{
-    struct dgram_peer *p = peer_of(t->node);
-    slot_new(p, DGRAM_UNLOCK, t, size, req, "unlock");
-    flush(p);
-}
-
 /* ---- answers ---- */
 
 /* Karn: an RTT sample only from a request sent once. */

@@ -45,11 +45,6 @@ void dgram_transfer(const struct transfer *x, struct handle *req, bool blocking)
 /* An Rmw at t's node's data server over UD (`size` bytes: int or long); the old value. */
 long dgram_rmw(const struct target *t, int op, long value, size_t size);
 
-/* A lock of the ticket lock (`size` bytes) at t over UD: returns when it is ours. An unlock,
- * counted in req until answered. */
-void dgram_lock(const struct target *t, size_t size);
-void dgram_unlock(const struct target *t, size_t size, struct handle *req);
-
 /* Counts one more operation to node over UD; returns how many so far (promotion). */
 long dgram_count_op(int node);
 /* Waits until every request to node (or to every node) is answered, but lock requests, whose

@@ -182,36 +182,25 @@ long remote_rmw(const struct target *t, int op, long value)
     return (long)message_and_wait(t, DS_RMW, size, op, value, "read-modify-write");
 }
 
-/* Whether a lock or unlock at t goes over UD (priced like a put of the lock's size). */
-static bool lock_by_datagram(const struct target *t)
-{
-    int count[1] = {(int)sizeof(struct ticket_lock)};
-    struct transfer like = {.op = TRANSFER_PUT, .remote = *t, .d = {0, count, NULL, NULL}};
-    return path_is_datagram(t->node, &like, true);
-}
-
+/*
+ * Locks and unlocks go over RC, also with the hybrid path on: a lock request
+ * waiting in the queue of a mutex would hold its slot of the node's UD window
+ * (its answer is still to come), and with threads the requests behind it
+ * could fill the window while the unlock that would grant it waits for room
+ * (seen in the soak suite). The data server's side of UD locks stays
+ * (dgram_server.c), for a window that lets a queued lock step aside.
+ */
 void remote_lock(const struct target *t)
 {
-    rt_lock();
-    if (lock_by_datagram(t)) {
-        dgram_lock(t, sizeof(struct ticket_lock));
-        rt_unlock();
-        return;
-    }
-    rt_unlock();
     message_and_wait(t, DS_LOCK, sizeof(struct ticket_lock), 0, 0, "lock");
 }
 
 void remote_unlock(const struct target *t)
 {
-    /* Writes issued before on this connection land first (RC order), or in the node's UD
-     * stream (the same order); switching paths drains the other first (path_is_datagram). */
+    /* Writes issued before on this connection land first (RC order); those that went over
+     * UD are drained first. */
     rt_lock();
-    if (lock_by_datagram(t)) {
-        dgram_unlock(t, sizeof(struct ticket_lock), handle_implicit());
-        rt_unlock();
-        return;
-    }
+    dgram_fence(t->node);
     struct conn *c = conn_get(t->node);
     struct request_desc r = {.msg = {.op = DS_UNLOCK, .len = sizeof(struct ticket_lock)},
                              .t = t,

@@ -50,6 +50,9 @@ pack_more_unset chain-2x1
 pack_unpadded chain-2x1
 shared_send_credit_each shared-send-answers
 shared_refusal_unanswered fuzz-corpus-ds
+replay_applied_twice rma-rc-break-4x2 randomaccess-rc-break-4x2
+replay_skipped rma-rc-break-4x2
+replay_reordered rma-rc-break-4x2 ordering-rc-break-4x2
 '
 if [ -n "${MUTANTS_TESTS:-}" ]; then
     table=$(echo "$table" | while read -r name tests; do

@@ -183,6 +183,11 @@ void barrier_run(void)
         wait_for(&node_barrier_arrive(i)->value, number, -1);
     if (topo.num_nodes > 1)
         internode(number);
+    /* With recovery on, a flag write whose connection broke is written again only while this
+     * process makes progress: it must not leave for MPI (or anything else that waits without
+     * us) before its writes have landed. */
+    if (topo.num_nodes > 1 && cfg.recovery_timeout > 0)
+        remote_put_rc_complete();
     __atomic_store_n(&node_shm->barrier_release.value, number, __ATOMIC_RELEASE);
 }
 

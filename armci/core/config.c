@@ -80,6 +80,9 @@ const struct config_entry config_table[] = {
      false, "on-demand setup protocol: overlap or serial"},
     {"ARMCI_CONNECT_TIMEOUT", CFG_DOUBLE, FIELD(connect_timeout), "10", 0.001, 1e6, NULL, false,
      "seconds without an answer from a data server before the job ends"},
+    {"ARMCI_RECOVERY_TIMEOUT", CFG_DOUBLE, FIELD(recovery_timeout), "60", 0, 1e6, NULL, true,
+     "seconds a broken connection is set up anew before its node is declared lost (0: a break "
+     "ends the job)"},
     {"ARMCI_CONNECT_RETRY_US", CFG_DOUBLE, FIELD(connect_retry_us), "1000", 10, 1e8, NULL, false,
      "first retransmission timeout of a connection message, microseconds"},
     {"ARMCI_MAX_CONNECTIONS", CFG_INT, FIELD(max_connections), "0", 0, 1L << 20, NULL, false,

@@ -44,6 +44,7 @@ struct config {
     enum cfg_connect connect;   /* ARMCI_CONNECT */
     enum cfg_protocol protocol; /* ARMCI_CONNECT_PROTOCOL */
     double connect_timeout;     /* ARMCI_CONNECT_TIMEOUT, seconds */
+    double recovery_timeout;    /* ARMCI_RECOVERY_TIMEOUT, seconds (0: no recovery) */
     double connect_retry_us;    /* ARMCI_CONNECT_RETRY_US */
     double connect_rto;         /* the same in seconds: first retransmission timeout */
     const char *report_spec;    /* ARMCI_CONN_REPORT as given (NULL: default) */

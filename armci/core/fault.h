@@ -19,7 +19,13 @@ enum fault {
     FAULT_BARRIER_WRAP = 1 << 2,       /* barrier counters start just below their limit */
     FAULT_SHM_PEER_DIES = 1 << 3,      /* a process dies while a new shared object has its name */
     FAULT_LINK_EVERY_PROCESS = 1 << 4, /* test point: every process asks its data server at init */
+    FAULT_CLIENT_BREAKS = 1 << 5, /* a client moves a connection's QP to error every so often */
+    FAULT_SERVER_BREAKS = 1 << 6, /* a data server does the same to its end of a connection */
 };
+
+/* How often the break points above break a connection: every this many posts (client) or
+ * requests served (server); prime, so that they fall at varying places of a pattern. */
+#define FAULT_BREAK_EVERY 97
 
 static inline bool fault_injected(enum fault f)
 {

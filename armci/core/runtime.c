@@ -2,11 +2,13 @@
 #include "core/runtime.h"
 
 #include "core/hybrid_stats.h"
+#include "core/recovery_stats.h"
 
 #include "core/error.h"
 
 struct runtime rt;
 struct hybrid_stats hybrid_stats;
+struct recovery_stats recovery_stats;
 
 void rt_require_init(const char *call)
 {

@@ -12,6 +12,7 @@
 #include "dataserver/answers.h"
 #include "dataserver/resources.h"
 #include "dataserver/sends.h"
+#include "dataserver/sessions.h"
 #include "verbs/qp_pool.h"
 #include "verbs/rc_qp.h"
 
@@ -38,6 +39,7 @@ static void *conn_create(int client)
     }
     sc->max_sge = caps.max_send_sge;
     sc->client = client;
+    sc->session = session_of(client);
     sc->psn = rc_random_psn();
     credits_join(sc);
     intmap_put(&by_qpn, sc->qp->qp_num, sc);
@@ -56,7 +58,8 @@ static void conn_connect(void *conn, const struct verbs_addr *client_addr)
 static struct verbs_addr conn_address(const void *conn, struct cm_terms *terms)
 {
     const struct server_conn *sc = conn;
-    *terms = (struct cm_terms){.credits = sc->allowance, .gather = sc->max_sge};
+    *terms = (struct cm_terms){
+        .credits = sc->allowance, .gather = sc->max_sge, .resume = session_next(sc->session)};
     return verbs_my_addr(sc->qp->qp_num, sc->psn);
 }
 
@@ -69,17 +72,48 @@ static void conn_free(struct server_conn *sc)
     free(sc);
 }
 
-/* The client closed its end with nothing in flight; ours goes once its own sends are done. */
-static void conn_destroy(void *conn)
+/* Takes sc out of service once its sends are done (a QP in error flushes them at once). */
+static void conn_retire(struct server_conn *sc)
 {
-    struct server_conn *sc = conn;
     while (sc->sq_posted > 0)
         server_drain_sends();
     answers_forget_conn(sc);
-    locks_forget_conn(sc);
     intmap_remove(&by_qpn, sc->qp->qp_num);
     credits_leave(sc);
+}
+
+/* The client closed its end with nothing in flight; ours goes once its own sends are done,
+ * and with it the client's session: its next connection numbers its requests from 1. */
+static void conn_destroy(void *conn)
+{
+    struct server_conn *sc = conn;
+    conn_retire(sc);
+    locks_forget_conn(sc);
+    session_end(sc->client);
     conn_free(sc);
+}
+
+/*
+ * The client's end broke. Ours may still be up (the break was on its side):
+ * it goes to the error state, which flushes its sends, then a new end takes
+ * over the session, the queued lock requests and the allowance. Answers
+ * that were due on the old end are not sent: the client replays every
+ * request it has no answer for.
+ */
+static void *conn_replace(void *conn)
+{
+    struct server_conn *old = conn;
+    char peer[48];
+    snprintf(peer, sizeof(peer), "client rank %d", old->client);
+    rc_qp_to_error(old->qp, peer);
+    old->broken = true;
+    int allowance = old->allowance;
+    conn_retire(old);
+    struct server_conn *sc = conn_create(old->client);
+    credits_set(sc, allowance);
+    locks_move_conn(old, sc);
+    conn_free(old);
+    return sc;
 }
 
 static uint64_t conn_last_active(const void *conn)
@@ -91,6 +125,7 @@ const struct cm_server_ops server_conn_ops = {.create = conn_create,
                                               .connect = conn_connect,
                                               .address = conn_address,
                                               .destroy = conn_destroy,
+                                              .replace = conn_replace,
                                               .last_active = conn_last_active};
 
 void connections_fini(void)
@@ -100,4 +135,5 @@ void connections_fini(void)
     conn_free(sc);
     intmap_free(&by_qpn);
     credits_fini();
+    sessions_fini();
 }

@@ -16,6 +16,12 @@ void credits_join(struct server_conn *sc)
     nconns++;
 }
 
+void credits_set(struct server_conn *sc, int allowance)
+{
+    allowance_total += allowance - sc->allowance;
+    sc->allowance = allowance;
+}
+
 void credits_leave(const struct server_conn *sc)
 {
     allowance_total -= sc->allowance;

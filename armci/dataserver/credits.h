@@ -12,6 +12,8 @@
 
 /* A new connection: its first allowance (sc->allowance), a fair share of what is left. */
 void credits_join(struct server_conn *sc);
+/* A connection that replaces a broken one keeps the allowance the client was given. */
+void credits_set(struct server_conn *sc, int allowance);
 /* A connection goes away: its allowance is free again. */
 void credits_leave(const struct server_conn *sc);
 /* Credits to return with a reply to sc (0, 1 or 2), adjusting its allowance. */

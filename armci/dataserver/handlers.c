@@ -19,6 +19,7 @@
 #include "dataserver/registry.h"
 #include "dataserver/answers.h"
 #include "dataserver/sends.h"
+#include "dataserver/sessions.h"
 #include "verbs/rc_qp.h"
 
 /* The node-local process whose memory a request targets (for its accumulate lock). */
@@ -253,55 +254,120 @@ static int do_iov(struct server_conn *sc, const struct ds_message *rq, size_t pa
     return DS_OK;
 }
 
-/* Serves one request with `payload` bytes behind its header; `ends_send`: the last request of
- * its SEND (its answer returns the SEND's credit). */
-static void serve_request(struct server_conn *sc, struct ds_message *rq, size_t payload,
-                          bool ends_send)
+/* Answers request rq: `ends_send`, the last request of its SEND (its answer returns the SEND's
+ * credit). Updates that succeeded are answered in batches; the rest at once (a pull too: its
+ * client waits for the answer to reuse its buffer). */
+static void answer_request(struct server_conn *sc, const struct ds_message *rq, int status,
+                           int64_t value, bool ends_send)
 {
-    int64_t value = 0;
-    int status;
-    switch (rq->op) {
-    case DS_ACC:
-        status = serve_acc(rq, rq + 1, payload);
-        break;
-    case DS_RMW:
-        status = serve_rmw(rq, &value);
-        break;
-    case DS_LOCK:
-        lock_request(sc, rq); /* replies when the lock is granted */
-        return;
-    case DS_UNLOCK:
-        unlock_request(sc, rq);
-        return;
-    case DS_PUT_PACKED:
-        status = do_unpack(rq, payload, false);
-        break;
-    case DS_ACC_PACKED:
-        status = do_unpack(rq, payload, true);
-        break;
-    case DS_GET_PACKED:
-        status = do_get_packed(sc, rq);
-        break;
-    case DS_PUT_PULL:
-        status = do_put_pull(sc, rq, payload);
-        break;
-    case DS_PUT_IOV:
-    case DS_GET_IOV:
-    case DS_ACC_IOV:
-        status = do_iov(sc, rq, payload);
-        break;
-    default:
-        status = DS_EINVAL;
-        break;
-    }
     if (!ends_send) {
         server_answer_shared(sc, rq->token, status);
         return;
     }
-    /* Updates that succeeded are answered in batches; the rest at once (a pull too: its
-     * client waits for the answer to reuse its buffer). */
     bool batched = ds_op_is_update(rq->op) && rq->op != DS_PUT_PULL;
     server_answer(sc, rq->token, status, value, batched && status == DS_OK);
+}
+
+/* Executes one new request; DS_QUEUED or a lock's grant means it answered itself (a lock). */
+static int execute(struct server_conn *sc, struct ds_message *rq, size_t payload, int64_t *value)
+{
+    switch (rq->op) {
+    case DS_ACC:
+        return serve_acc(rq, rq + 1, payload);
+    case DS_RMW:
+        return serve_rmw(rq, value);
+    case DS_PUT_PACKED:
+        return do_unpack(rq, payload, false);
+    case DS_ACC_PACKED:
+        return do_unpack(rq, payload, true);
+    case DS_GET_PACKED:
+        return do_get_packed(sc, rq);
+    case DS_PUT_PULL:
+        return do_put_pull(sc, rq, payload);
+    case DS_PUT_IOV:
+    case DS_GET_IOV:
+    case DS_ACC_IOV:
+        return do_iov(sc, rq, payload);
+    default:
+        return DS_EINVAL;
+    }
+}
+
+/*
+ * A request served before, sent again after its connection broke
+ * (sessions.h): answered as it was, never applied again. A get is read
+ * again (its data may not have reached the client); a lock answers from its
+ * state (locks.h); an Rmw, an unlock or a refusal from the kept answer; an
+ * update that was not refused succeeded.
+ */
+static void serve_replay(struct server_conn *sc, struct ds_message *rq, size_t payload,
+                         bool ends_send)
+{
+    session_count_replay();
+    int64_t value = 0;
+    int status = DS_OK;
+    if (rq->op == DS_LOCK) {
+        if (lock_replayed(sc, rq))
+            return;
+        if (!session_kept(sc->session, rq->seq, &status, &value)) {
+            armci_warn("data server: rank %d replayed lock request %llu, which it no longer "
+                       "waits for",
+                       sc->client, (unsigned long long)rq->seq);
+            status = DS_EINVAL;
+        }
+        server_answer_lock(sc, rq->token, status, false);
+        return;
+    }
+    if (rq->op == DS_GET_PACKED || rq->op == DS_GET_IOV) {
+        status = execute(sc, rq, payload, &value);
+    } else if (!session_kept(sc->session, rq->seq, &status, &value) &&
+               (rq->op == DS_RMW || rq->op == DS_UNLOCK)) {
+        armci_warn("data server: rank %d replayed request %llu, whose answer is no longer kept",
+                   sc->client, (unsigned long long)rq->seq);
+        status = DS_EINVAL;
+    }
+    answer_request(sc, rq, status, value, ends_send);
+}
+
+/* Serves one request with `payload` bytes behind its header; `ends_send`: the last request of
+ * its SEND. Only the client's next request is served; an older one is a replay. */
+static void serve_request(struct server_conn *sc, struct ds_message *rq, size_t payload,
+                          bool ends_send)
+{
+    switch (session_check(sc->session, rq->seq)) {
+    case SESSION_REPLAY:
+#if !ARMCI_MUTANT_IS(replay_applied_twice)
+        serve_replay(sc, rq, payload, ends_send);
+        return;
+#else
+        break;
+#endif
+    case SESSION_GAP:
+        armci_warn("data server: rank %d skipped request numbers (got %llu): refused", sc->client,
+                   (unsigned long long)rq->seq);
+        answer_request(sc, rq, DS_EINVAL, 0, ends_send);
+        return;
+    case SESSION_NEW:
+        session_served(sc->session, rq->seq);
+        break;
+    }
+    int64_t value = 0;
+    int status;
+    if (rq->op == DS_LOCK) {
+        status = lock_request(sc, rq); /* answers itself, at once or when granted */
+        if (status != DS_OK && status != DS_QUEUED)
+            session_keep(sc->session, rq->seq, status, 0);
+        return;
+    }
+    if (rq->op == DS_UNLOCK) {
+        status = unlock_request(sc, rq);
+        session_keep(sc->session, rq->seq, status, 0);
+        return;
+    }
+    status = execute(sc, rq, payload, &value);
+    if (rq->op == DS_RMW || status != DS_OK)
+        session_keep(sc->session, rq->seq, status, value);
+    answer_request(sc, rq, status, value, ends_send);
 }
 
 /*

@@ -26,10 +26,24 @@ struct lock_waiter {
     struct server_conn *sc;
     int client;
     uint64_t token;
+    uint64_t seq; /* RC: the request's number in the client's session (sessions.h) */
     struct lock_waiter *next;
 };
 
+/*
+ * A lock granted to a client over RC, until it unlocks: if the grant was
+ * lost with a broken connection, the replayed request finds it here and is
+ * granted again instead of taking a second ticket.
+ */
+struct lock_grant {
+    struct ticket_lock *lock;
+    int client;
+    uint64_t seq;
+    struct lock_grant *next;
+};
+
 static struct lock_waiter *waiters;
+static struct lock_grant *grants;
 static lock_answer_fn answer_datagram; /* dgram_server.c's, set at its init */
 
 void locks_answer_datagrams(lock_answer_fn fn)
@@ -37,9 +51,31 @@ void locks_answer_datagrams(lock_answer_fn fn)
     answer_datagram = fn;
 }
 
+static void grant_record(struct ticket_lock *lock, int client, uint64_t seq)
+{
+    struct lock_grant *g = xmalloc(sizeof(*g));
+    *g = (struct lock_grant){lock, client, seq, grants};
+    grants = g;
+}
+
+/* The grant of `lock` to `client` is over (an unlock, or the lock block is gone). */
+static void grant_forget(const struct ticket_lock *lock, int client)
+{
+    for (struct lock_grant **link = &grants; *link; link = &(*link)->next) {
+        struct lock_grant *g = *link;
+        if (g->lock == lock && (client < 0 || g->client == client)) {
+            *link = g->next;
+            free(g);
+            return;
+        }
+    }
+}
+
 /* Tells waiter w the outcome of its wait (granted: DS_OK, or an error). */
 static void answer_waiter(const struct lock_waiter *w, int status)
 {
+    if (w->sc && status == DS_OK)
+        grant_record(w->lock, w->client, w->seq);
     if (w->sc)
         server_answer_lock(w->sc, w->token, status, true);
     else
@@ -84,7 +120,7 @@ static int lock_ticket(struct server_conn *sc, int client, const struct ds_messa
         return DS_OK;
     }
     struct lock_waiter *w = xmalloc(sizeof(*w));
-    *w = (struct lock_waiter){lock, ticket, sc, client, rq->token, NULL};
+    *w = (struct lock_waiter){lock, ticket, sc, client, rq->token, rq->seq, NULL};
     /* Append: waiters are granted in ticket order anyway, this keeps scans short. */
     struct lock_waiter **tail = &waiters;
     while (*tail)
@@ -93,13 +129,36 @@ static int lock_ticket(struct server_conn *sc, int client, const struct ds_messa
     return DS_QUEUED;
 }
 
-void lock_request(struct server_conn *sc, const struct ds_message *rq)
+int lock_request(struct server_conn *sc, const struct ds_message *rq)
 {
     int status = lock_ticket(sc, sc->client, rq);
+    if (status == DS_OK)
+        grant_record((struct ticket_lock *)(uintptr_t)rq->addr, sc->client, rq->seq);
     if (status == DS_QUEUED)
         server_lock_queued(sc, rq->token);
     else
         server_answer_lock(sc, rq->token, status, false);
+    return status;
+}
+
+bool lock_replayed(struct server_conn *sc, const struct ds_message *rq)
+{
+    const struct ticket_lock *lock = (const struct ticket_lock *)(uintptr_t)rq->addr;
+    for (struct lock_waiter *w = waiters; w; w = w->next) {
+        if (w->sc && w->client == sc->client && w->seq == rq->seq && w->lock == lock) {
+            w->sc = sc; /* its grant goes to the connection that replaced the broken one */
+            w->token = rq->token;
+            server_lock_queued(sc, rq->token);
+            return true;
+        }
+    }
+    for (const struct lock_grant *g = grants; g; g = g->next) {
+        if (g->client == sc->client && g->seq == rq->seq && g->lock == lock) {
+            server_answer_lock(sc, rq->token, DS_OK, false);
+            return true;
+        }
+    }
+    return false;
 }
 
 int lock_request_datagram(int client, const struct ds_message *rq)
@@ -152,21 +211,33 @@ int unlock_by(int client, const struct ds_message *rq)
         status = DS_EPERM; /* releasing someone else's lock would corrupt it */
     if (status != DS_OK)
         return status;
+    grant_forget(lock, client);
     __atomic_store_n(&lock->holder, 0, __ATOMIC_RELAXED);
     __atomic_fetch_add(&lock->serving, 1, __ATOMIC_SEQ_CST);
     return DS_OK;
 }
 
-void unlock_request(struct server_conn *sc, const struct ds_message *rq)
+int unlock_request(struct server_conn *sc, const struct ds_message *rq)
 {
     int status = unlock_by(sc->client, rq);
     server_answer(sc, rq->token, status, 0, false);
     if (status == DS_OK)
         locks_rescan();
+    return status;
 }
 
 void locks_forget_range(uint64_t base, uint64_t size)
 {
+    for (struct lock_grant **link = &grants; *link;) {
+        struct lock_grant *g = *link;
+        uintptr_t at = (uintptr_t)g->lock;
+        if (at < base || at - base >= size) {
+            link = &g->next;
+            continue;
+        }
+        *link = g->next;
+        free(g);
+    }
     for (struct lock_waiter **link = &waiters; *link;) {
         struct lock_waiter *w = *link;
         uintptr_t at = (uintptr_t)w->lock;
@@ -179,6 +250,13 @@ void locks_forget_range(uint64_t base, uint64_t size)
         answer_waiter(w, DS_EFAULT);
         free(w);
     }
+}
+
+void locks_move_conn(const struct server_conn *from, struct server_conn *to)
+{
+    for (struct lock_waiter *w = waiters; w; w = w->next)
+        if (w->sc == from)
+            w->sc = to;
 }
 
 void locks_forget_conn(const struct server_conn *sc)
@@ -199,6 +277,11 @@ void locks_forget_conn(const struct server_conn *sc)
 
 void locks_fini(void)
 {
+    while (grants) {
+        struct lock_grant *g = grants;
+        grants = g->next;
+        free(g);
+    }
     while (waiters) {
         struct lock_waiter *w = waiters;
         waiters = w->next;

@@ -2,13 +2,23 @@
 #ifndef ARMCI_DATASERVER_LOCKS_H
 #define ARMCI_DATASERVER_LOCKS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "dataserver/protocol.h"
 #include "dataserver/server_conn.h"
 
-void lock_request(struct server_conn *sc, const struct ds_message *rq);
-void unlock_request(struct server_conn *sc, const struct ds_message *rq);
+/* A client's lock request over RC, answered at once (granted, queued or refused) and, when
+ * queued, again when its turn comes; returns that first answer's status. */
+int lock_request(struct server_conn *sc, const struct ds_message *rq);
+/* An unlock over RC, answered; returns its status. */
+int unlock_request(struct server_conn *sc, const struct ds_message *rq);
+/* A lock request replayed after sc's client lost a connection (sessions.h): answered from the
+ * state of that request (still queued: its grant now goes to sc; granted), never given a
+ * second ticket. False if the request is neither queued nor granted (it was refused). */
+bool lock_replayed(struct server_conn *sc, const struct ds_message *rq);
+/* Connection `from` broke and `to` replaces it: its queued lock requests are answered on `to`. */
+void locks_move_conn(const struct server_conn *from, struct server_conn *to);
 
 /*
  * The same for the UD data path (dgram_server.c), which answers itself:

@@ -46,6 +46,10 @@ enum ds_op {
     DS_OP_MAX
 };
 
+/* A client has at most this many requests awaiting answers, over all its connections (its reply
+ * buffers): a server keeps the answers a replay must find for as many. */
+#define DS_MAX_UNANSWERED 256
+
 /*
  * Whether op is an update: a put or accumulate the data server applies to
  * target memory, answered in order (a client waits for its updates to be
@@ -115,6 +119,9 @@ struct ds_message {
     uint8_t more;        /* another request follows this one in its SEND */
     int32_t origin;      /* client's rank (diagnostics, lock ownership) */
     uint64_t token;      /* echoed in the reply */
+    uint64_t seq;        /* the client's request number at this server (sessions.h): one more
+                            per request, across its connections to this node, so that a request
+                            replayed after a broken connection is recognised */
     uint64_t addr;       /* target address in the server's space */
     uint64_t len;        /* payload / target bytes */
     int64_t value;       /* RMW operand */

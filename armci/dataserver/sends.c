@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/config.h"
 #include "core/error.h"
 #include "core/wr_id.h"
 #include "dataserver/resources.h"
+#include "odcm/cm_server.h"
 
 static int sends_posted; /* over all connections, against server_send_budget() */
 
@@ -22,11 +24,14 @@ static void send_done(struct server_conn *sc, const struct ibv_wc *wc)
     sends_posted--;
     if (wc->status == IBV_WC_SUCCESS)
         return;
-    if (!sc->broken)
-        armci_warn("data server: connection of client rank %d failed (%s): its requests are "
-                   "no longer served",
-                   sc->client, ibv_wc_status_str(wc->status));
+    if (sc->broken)
+        return;
+    armci_warn("data server: connection of client rank %d failed (%s): its requests are no "
+               "longer served%s",
+               sc->client, ibv_wc_status_str(wc->status),
+               cfg.recovery_timeout > 0 ? " until it connects anew" : "");
     sc->broken = true;
+    cm_server_tell_broken(sc->client);
 }
 
 static void on_reply_sent(void *ctx, const struct ibv_wc *wc)

@@ -13,6 +13,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "core/fault.h"
 #include "core/util.h"
 #include "core/wait_policy.h"
 #include "dataserver/connections.h"
@@ -27,6 +28,7 @@
 #include "dataserver/sends.h"
 #include "dataserver/server.h"
 #include "odcm/cm_server.h"
+#include "verbs/rc_qp.h"
 
 /* While idle the server sleeps at most this long: a safety net for providers
  * that progress deferred work only when polled. */
@@ -52,6 +54,9 @@ static void on_request(void *ctx, const struct ibv_wc *wc)
         return;
     sc->last_served = ++loop.served;
     serve_message(sc, recv_pool_buffer(&ds_res.bufs, wc), wc->byte_len);
+    /* The test point FAULT_SERVER_BREAKS: our end breaks under the answers just sent. */
+    if (fault_injected(FAULT_SERVER_BREAKS) && loop.served % FAULT_BREAK_EVERY == 0)
+        rc_qp_to_error(sc->qp, "a test break point");
 }
 
 /* Ends the loop once it has answered what it received (a STOP on the local link). */

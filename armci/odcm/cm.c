@@ -70,6 +70,13 @@ static void shrink_to_cap(void)
         ondemand_close(lru);
 }
 
+/* Whether this process has the UD channel: for on-demand setup, and to set up anew a
+ * connection that broke (static ones too). */
+static bool has_ud_channel(void)
+{
+    return cfg.connect == CFG_CONNECT_ONDEMAND || cfg.recovery_timeout > 0;
+}
+
 void cm_init(const struct cm_client_env *env)
 {
     conn_table_init(env);
@@ -78,10 +85,15 @@ void cm_init(const struct cm_client_env *env)
         armci_warn("ARMCI_MAX_CONNECTIONS=%d has no effect with ARMCI_CONNECT=static",
                    cfg.max_connections);
     report_init();
+    if (has_ud_channel())
+        ondemand_init();
     if (cfg.connect == CFG_CONNECT_STATIC)
         cm_static_connect_all();
-    else
-        ondemand_init();
+}
+
+void cm_conn_reconnect(struct conn *c, int extra_wrs)
+{
+    ondemand_reconnect(c, extra_wrs);
 }
 
 struct conn *cm_conn_start(int node)
@@ -136,7 +148,7 @@ struct cm_stats cm_stats(void)
 
 int cm_client_cq_entries(void)
 {
-    return cfg.connect == CFG_CONNECT_STATIC ? 0 : ud_send_cq_entries() + ud_recv_cq_entries();
+    return has_ud_channel() ? ud_send_cq_entries() + ud_recv_cq_entries() : 0;
 }
 
 long cm_retransmissions(void)
@@ -146,13 +158,15 @@ long cm_retransmissions(void)
 
 long cm_refused_datagrams(void)
 {
-    return cfg.connect == CFG_CONNECT_ONDEMAND ? ondemand_refused() : 0;
+    return has_ud_channel() ? ondemand_refused() : 0;
 }
 
 int cm_progress(void)
 {
-    if (cfg.connect != CFG_CONNECT_ONDEMAND)
+    if (!has_ud_channel())
         return 0;
+    if (cfg.connect == CFG_CONNECT_STATIC)
+        return ondemand_progress(); /* connections set up anew after a break */
     if (ondemand_close_asks())
         close_if_asked();
     shrink_to_cap();
@@ -161,18 +175,18 @@ int cm_progress(void)
 
 int cm_wait_fd(void)
 {
-    return cfg.connect == CFG_CONNECT_ONDEMAND ? ondemand_wait_fd() : -1;
+    return has_ud_channel() ? ondemand_wait_fd() : -1;
 }
 
 double cm_next_deadline(void)
 {
-    return cfg.connect == CFG_CONNECT_ONDEMAND ? ondemand_next_deadline() : -1;
+    return has_ud_channel() ? ondemand_next_deadline() : -1;
 }
 
 void cm_fini(void)
 {
     report_connections(conn_table_all(), conn_table_stats());
     conn_table_fini();
-    if (cfg.connect == CFG_CONNECT_ONDEMAND)
+    if (has_ud_channel())
         ondemand_fini();
 }

@@ -34,10 +34,21 @@ struct cm_client_env {
     bool (*busy)(const struct conn *c);
     /* Whether a thread waits on c for a lock grant (the cap then gives way: cm.c make_room). */
     bool (*waits_for_lock)(const struct conn *c);
+    /* c's server says its end broke: the user starts c's recovery (cm_conn_reconnect). */
+    void (*on_broken)(struct conn *c);
 };
 
 void cm_init(const struct cm_client_env *env);
 void cm_fini(void);
+
+/*
+ * c's QP broke: a new QP pair is set up over UD with a new attempt number
+ * (ondemand.h), the broken QP kept until then (its flushed requests name c).
+ * c is connecting meanwhile (new operations queue); when it is set up, the
+ * on_ready callback runs with c->recovering set. The new QP has room for
+ * `extra_wrs` requests beyond the send queue's depth (replays).
+ */
+void cm_conn_reconnect(struct conn *c, int extra_wrs);
 
 /* The connection whose QP is qp, or NULL (asynchronous events name QPs). */
 struct conn *cm_conn_by_qp(const struct ibv_qp *qp);

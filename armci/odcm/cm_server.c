@@ -28,6 +28,7 @@
 #include "core/fault.h"
 #include "core/intmap.h"
 #include "core/memstat.h"
+#include "core/recovery_stats.h"
 #include "core/runtime.h"
 #include "core/topology.h"
 #include "core/util.h"
@@ -55,9 +56,11 @@ static struct intmap closed_epoch;
 static int naccepted; /* by_client.count, readable from other threads */
 static struct cm_server_stats stats;
 
+/* Whether the server has a UD channel: for on-demand setup, and for clients whose connection
+ * broke to set it up anew (static ones too). */
 static bool ondemand(void)
 {
-    return cfg.connect == CFG_CONNECT_ONDEMAND;
+    return cfg.connect == CFG_CONNECT_ONDEMAND || cfg.recovery_timeout > 0;
 }
 
 int cm_server_recv_cq_entries(void)
@@ -130,6 +133,13 @@ static void tell(int client, enum cm_msg_type type, uint32_t epoch, uint8_t prot
     };
     struct verbs_addr to = directory_client(client);
     ud_send(&sud, client, &to, &m); /* if busy, the client's retransmission covers it */
+}
+
+void cm_server_tell_broken(int client)
+{
+    struct accepted *a = intmap_get(&by_client, (uint32_t)client);
+    if (a && a->connected && ondemand())
+        tell(client, CM_BROKEN, a->epoch, a->protocol);
 }
 
 /* At the cap: the least recently active connected client not asked yet is asked to close. */
@@ -214,6 +224,7 @@ static void answer(struct accepted *a, enum cm_msg_type type, uint8_t protocol)
     m.qp = ops.address(a->conn, &terms);
     m.credits = terms.credits;
     m.gather = (uint16_t)terms.gather;
+    m.resume = terms.resume;
     struct verbs_addr to = directory_client(a->client);
     ud_send(&sud, a->client, &to, &m); /* if busy, the client's retransmission covers it */
 }
@@ -231,7 +242,7 @@ static const char *invalid_request(const struct cm_msg *m)
         return "not a request";
     if (m->protocol != CFG_PROTOCOL_OVERLAP && m->protocol != CFG_PROTOCOL_SERIAL)
         return "unknown protocol";
-    if (m->gather != 0 || m->credits != 0)
+    if (m->gather != 0 || m->credits != 0 || m->resume != 0)
         return "malformed";
     /* Processes of this node connect only for device atomics (verbs/atomics.h). */
     if (m->rank < 0 || m->rank >= rt.nprocs || (topo_same_node(m->rank) && !rmw_route_loopback()))
@@ -252,10 +263,11 @@ static const char *invalid_request(const struct cm_msg *m)
  * an older one is a leftover of an attempt it gave up (ignored); a newer one
  * means it gave up ours. While our end has not left INIT (no RTU yet) it has
  * served nothing, so the newer attempt takes it over. Once connected, a
- * newer attempt is refused: a client closes a connection (DISC) before it
- * opens the node anew, and replacing a live QP would first need its requests
- * in flight and its lock waiters retired. Attempts at or below the client's
- * last closed one are late datagrams and are ignored.
+ * client asks anew only when its end broke (it closes with DISC otherwise):
+ * a new end replaces ours (ops.replace: the session and the queued lock
+ * requests carry over, the client replays what was not answered). Attempts
+ * at or below the client's last closed one are late datagrams and are
+ * ignored.
  */
 static struct accepted *conn_for(const struct ud_sender *from, const struct cm_msg *m)
 {
@@ -269,8 +281,13 @@ static struct accepted *conn_for(const struct ud_sender *from, const struct cm_m
     if (m->epoch < a->epoch)
         return NULL;
     if (a->connected) {
-        ud_refuse(&sud, from, "a newer attempt of a rank already connected");
-        return NULL;
+        if (m->type != CM_REQ) {
+            ud_refuse(&sud, from, "a newer attempt of a rank already connected");
+            return NULL;
+        }
+        a->conn = ops.replace(a->conn);
+        a->connected = false;
+        recovery_stats.replaced++;
     }
     a->epoch = m->epoch;
     return a;

@@ -23,8 +23,9 @@ int cm_server_send_cq_entries(void);
 
 /* What a data server tells a client when their connection is made. */
 struct cm_terms {
-    int credits; /* requests the client may have outstanding at first */
-    int gather;  /* chunks the server writes back in one RDMA write (its QP's gather list) */
+    int credits;     /* requests the client may have outstanding at first */
+    int gather;      /* chunks the server writes back in one RDMA write (its QP's gather list) */
+    uint64_t resume; /* the client's requests below this number were served (sessions.h) */
 };
 
 struct cm_server_ops {
@@ -36,6 +37,9 @@ struct cm_server_ops {
     struct verbs_addr (*address)(const void *conn, struct cm_terms *terms);
     /* Destroys it: the client has closed its end, with nothing in flight. */
     void (*destroy)(void *conn);
+    /* The client's end broke and it connects anew: a new end (QP in INIT) takes over what the
+     * old one carried for it (its session, its queued lock requests), the old one goes. */
+    void *(*replace)(void *conn);
     /* When it last served a request (any increasing clock): the least recently used one is
      * asked to close when the server is at its cap. */
     uint64_t (*last_active)(const void *conn);
@@ -50,6 +54,10 @@ uint32_t cm_server_ud_qpn(void);
 /* Static mode: the server end for `client`, connected at once; returns its address. */
 struct verbs_addr cm_server_accept_static(int client, const struct verbs_addr *client_addr,
                                           struct cm_terms *terms);
+
+/* The server's end of client's connection broke (a send failed): the client is told to set it
+ * up anew (recovery; a lost datagram leaves it to find out by its own requests failing). */
+void cm_server_tell_broken(int client);
 
 /* Connections accepted by this server (for the report). */
 int cm_server_conn_count(void);

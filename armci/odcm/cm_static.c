@@ -40,7 +40,7 @@ void cm_static_connect_all(void)
         c->setup_begin = begin;
         conn_table_insert(c);
         int master = topo_node_master(node);
-        out[master] = (struct static_record){verbs_my_addr(c->qp->qp_num, c->psn), {0, 0}, 1};
+        out[master] = (struct static_record){verbs_my_addr(c->qp->qp_num, c->psn), {0, 0, 0}, 1};
     }
     MPI_Alltoall(out, sizeof(*out), MPI_BYTE, in, sizeof(*in), MPI_BYTE, rt.comm);
 

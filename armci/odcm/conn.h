@@ -37,6 +37,9 @@ struct conn {
     bool close_asked;   /* its server asked us to close it when idle */
     double setup_begin;
     double setup_end;
+    /* Recovery (transport/recovery.h): its QP broke and a new one is being set up. */
+    bool recovering;
+    struct ibv_qp *broken_qp; /* kept until the new QP is ready: its flushed requests name c */
 
     /* On-demand setup (ondemand.c). */
     uint32_t epoch;                /* this connection attempt, echoed by the server */

@@ -60,6 +60,28 @@ void client_conn_create_qp(struct conn *c)
     client_conn_adopt_qp(c, qp, &caps);
 }
 
+void client_conn_replace_qp(struct conn *c, int extra_wrs)
+{
+    char peer[64];
+    peer_name(peer, sizeof(peer), c->node);
+    struct rc_qp_caps caps = client_conn_caps();
+    caps.max_send_wr = c->sq_depth + extra_wrs;
+    /* Whatever the broken QP still holds completes at once, flushed: nothing more of it moves. */
+    rc_qp_to_error(c->qp, peer);
+    c->broken_qp = c->qp;
+    c->qp = rc_qp_create(cm_env.cq->cq, cm_env.cq->cq, cm_env.srq, &caps, peer);
+    rc_qp_to_init(c->qp, peer);
+    c->psn = rc_random_psn();
+}
+
+void client_conn_drop_broken_qp(struct conn *c)
+{
+    char peer[64];
+    peer_name(peer, sizeof(peer), c->node);
+    rc_qp_destroy(c->broken_qp, peer);
+    c->broken_qp = NULL;
+}
+
 struct conn *client_conn_create(int node)
 {
     struct conn *c = xcalloc(1, sizeof(*c));
@@ -70,6 +92,7 @@ struct conn *client_conn_create(int node)
 
 void client_conn_set_terms(struct conn *c, struct cm_terms terms)
 {
+    c->server_terms = terms;
     c->server_credits = terms.credits;
     c->server_gather = terms.gather;
     c->established = true;
@@ -98,6 +121,7 @@ static void client_conn_destroy(struct conn *c)
     char peer[64];
     peer_name(peer, sizeof(peer), c->node);
     rc_qp_destroy(c->qp, peer);
+    rc_qp_destroy(c->broken_qp, peer);
     memstat_add(MEM_CONNECTIONS, -(long)sizeof(*c));
     free(c);
 }

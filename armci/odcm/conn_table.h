@@ -29,6 +29,11 @@ struct rc_qp_caps client_conn_caps(void);
 void client_conn_create_qp(struct conn *c);
 /* Makes qp (in INIT, granted these caps) c's QP. */
 void client_conn_adopt_qp(struct conn *c, struct ibv_qp *qp, const struct rc_qp_caps *granted);
+/* c's QP broke: a new one (INIT) replaces it, with room for extra_wrs requests beyond c's send
+ * queue depth (which stays what the transport accounts with); the broken one is kept in
+ * c->broken_qp until client_conn_drop_broken_qp. */
+void client_conn_replace_qp(struct conn *c, int extra_wrs);
+void client_conn_drop_broken_qp(struct conn *c);
 /* RTR/RTS towards the server's QP, with the server's initial credits. */
 void client_conn_establish(struct conn *c, const struct verbs_addr *server, struct cm_terms terms);
 /* The same once c's QP has been moved to RTS elsewhere (in the background). */

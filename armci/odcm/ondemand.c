@@ -78,7 +78,8 @@ void ondemand_init(void)
 {
     ud_create(&cud, cm_env.cq, cm_env.cq, "client", on_server_datagram, NULL);
     directory_publish(ud_addr(&cud), topo_is_master() ? cm_server_ud_qpn() : 0);
-    if (cfg.protocol == CFG_PROTOCOL_OVERLAP) {
+    /* Static mode has the channel only to set up anew connections that broke. */
+    if (cfg.protocol == CFG_PROTOCOL_OVERLAP && cfg.connect == CFG_CONNECT_ONDEMAND) {
         struct rc_qp_caps caps = client_conn_caps();
         pool = qp_pool_create("client", cm_env.cq->cq, cm_env.cq->cq, cm_env.srq, &caps,
                               cfg.qp_pool, POOL_THREADS);
@@ -188,6 +189,22 @@ struct conn *ondemand_start(int node)
     return c;
 }
 
+void ondemand_reconnect(struct conn *c, int extra_wrs)
+{
+    client_conn_replace_qp(c, extra_wrs);
+    c->state = CONN_CONNECTING;
+    c->recovering = true;
+    c->epoch = next_epoch++;
+    c->have_server_addr = c->server_ready = c->established = false;
+    watch(c);
+    /* The new QP is there already: the REQ (the server replaces its end) and, overlapping,
+     * the RTU that names it. */
+    bool serial = cfg.protocol == CFG_PROTOCOL_SERIAL;
+    send_to_server(c, CM_REQ, serial);
+    if (!serial)
+        send_to_server(c, CM_RTU, true);
+}
+
 /*
  * Our QP towards the server's. When several connections are being set up at
  * once, the pool's threads make the transitions in parallel; a single one
@@ -226,6 +243,13 @@ static void finish_if_ready(struct conn *c)
     bool ready = c->established && (cfg.protocol == CFG_PROTOCOL_SERIAL || c->server_ready);
     if (!ready || c->state == CONN_READY)
         return;
+    if (c->recovering) {
+        client_conn_ready(c); /* the transport replays what was not confirmed */
+        c->recovering = false;
+        client_conn_drop_broken_qp(c);
+        unwatch(c);
+        return;
+    }
     client_conn_ready(c);
     report_setup_done(c);
     if (c->retries == 0) {
@@ -239,7 +263,7 @@ static void finish_if_ready(struct conn *c)
 /* Whether a message is about closing (it carries no QP and no terms). */
 static bool about_closing(const struct cm_msg *m)
 {
-    return m->type == CM_DISC_ACK || m->type == CM_DISC_ASK;
+    return m->type == CM_DISC_ACK || m->type == CM_DISC_ASK || m->type == CM_BROKEN;
 }
 
 /* What is wrong with a server's answer (before its sender is looked at), or NULL. */
@@ -252,11 +276,12 @@ static const char *invalid_answer(const struct cm_msg *m)
     if (m->node < 0 || m->node >= topo.num_nodes ||
         (m->node == topo.my_node && !rmw_route_loopback()))
         return "node out of range";
-    if (m->epoch == 0)
+    if (m->epoch == 0 && m->type != CM_BROKEN) /* a static connection's attempt is 0 */
         return "no attempt number";
     if (about_closing(m)) {
         static const struct verbs_addr none;
-        bool empty = !m->gather && !m->credits && !memcmp(&m->qp, &none, sizeof(none));
+        bool empty =
+            !m->gather && !m->credits && !m->resume && !memcmp(&m->qp, &none, sizeof(none));
         return empty ? NULL : "malformed";
     }
     if (m->protocol != cfg.protocol || m->gather < 1 || m->gather > CM_GATHER_MAX)
@@ -271,6 +296,11 @@ static void on_closing(struct conn *c, const struct cm_msg *m)
 {
     if (!c || m->epoch != c->epoch)
         return; /* an older connection's: long gone */
+    if (m->type == CM_BROKEN) {
+        if (c->state == CONN_READY)
+            cm_env.on_broken(c); /* its server's end broke: ours is set up anew */
+        return;
+    }
     if (m->type == CM_DISC_ACK && c->state == CONN_CLOSING)
         closed(c);
     else if (m->type == CM_DISC_ASK && c->state == CONN_READY && !c->close_asked) {
@@ -305,7 +335,7 @@ static void on_server_datagram(void *ctx, const struct ud_sender *from, const st
         return;
     if ((m->type == CM_REP || m->type == CM_ACK) && !c->have_server_addr) {
         c->server_addr = m->qp;
-        c->server_terms = (struct cm_terms){m->credits, m->gather};
+        c->server_terms = (struct cm_terms){m->credits, m->gather, m->resume};
         c->have_server_addr = true;
         if (c->qp) /* else once its QP is there */
             establish(c);
@@ -346,6 +376,18 @@ static int collect_established(void)
     return collected;
 }
 
+/* A broken connection's server answered nothing within the recovery timeout. */
+static void node_lost(const struct conn *c)
+{
+    char node[160];
+    topo_describe_node(c->node, node, sizeof(node));
+    armci_die(NULL,
+              "%s is lost: its connection broke and its data server answered nothing for "
+              "ARMCI_RECOVERY_TIMEOUT=%g s (%d retransmissions): the host is down, hung or "
+              "unreachable",
+              node, cfg.recovery_timeout, c->retries);
+}
+
 int ondemand_progress(void)
 {
     if (!nconnecting)
@@ -362,7 +404,9 @@ int ondemand_progress(void)
         struct conn *c = connecting[i];
         if (now < c->next_retry)
             continue;
-        if (now - c->setup_begin > cfg.connect_timeout)
+        if (c->recovering && now - c->setup_begin > cfg.recovery_timeout)
+            node_lost(c);
+        if (!c->recovering && now - c->setup_begin > cfg.connect_timeout)
             armci_die(NULL,
                       "no answer from the data server of node %d (rank %d) within "
                       "ARMCI_CONNECT_TIMEOUT=%g s after %d retransmissions: is the node alive?",

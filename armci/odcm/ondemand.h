@@ -14,6 +14,8 @@ struct conn *ondemand_start(int node);
 /* Closes c (idle): DISC until the server answers, then c is destroyed
  * (conn_table_remove_closed). */
 void ondemand_close(struct conn *c);
+/* c's QP broke: a new pair is set up, with a new attempt number (cm.h: cm_conn_reconnect). */
+void ondemand_reconnect(struct conn *c, int extra_wrs);
 /* Drives setup: returns how many connections moved on without a completion of the caller's
  * (a QP made or moved to RTS in the background), so a waiter does not go to sleep on them. */
 int ondemand_progress(void);

@@ -10,6 +10,7 @@
 #include "core/hybrid_stats.h"
 #include "core/error.h"
 #include "core/memstat.h"
+#include "core/recovery_stats.h"
 #include "core/runtime.h"
 #include "core/topology.h"
 #include "odcm/cm.h"
@@ -216,6 +217,47 @@ static void print_hybrid_fields(const long s[HYBRID_FIELDS], long closed)
         s[9], s[5]);
 }
 
+/* ---- connection recovery (ARMCI_RECOVERY_TIMEOUT) ---- */
+
+#define RECOVERY_FIELDS 5
+
+struct recovery_report {
+    long sums[RECOVERY_FIELDS]; /* breaks, recovered, replayed, replaced, server replays */
+    double slowest;
+};
+
+/* Collective over the job. */
+static struct recovery_report reduce_recovery(void)
+{
+    const struct recovery_stats *s = &recovery_stats;
+    long mine[RECOVERY_FIELDS] = {s->breaks, s->recovered, s->replayed, s->replaced,
+                                  s->server_replays};
+    struct recovery_report r;
+    MPI_Reduce(mine, r.sums, RECOVERY_FIELDS, MPI_LONG, MPI_SUM, 0, rt.comm);
+    MPI_Reduce(&s->slowest, &r.slowest, 1, MPI_DOUBLE, MPI_MAX, 0, rt.comm);
+    return r;
+}
+
+static void print_recovery(const struct recovery_report *r)
+{
+    if (!r->sums[0] && !r->sums[3])
+        return;
+    fprintf(report_out,
+            "  connection recovery: %ld connections broke, %ld set up anew (the slowest in %.2f "
+            "s), %ld requests replayed; servers replaced %ld ends and answered %ld replayed "
+            "requests again without applying them\n",
+            r->sums[0], r->sums[1], r->slowest, r->sums[2], r->sums[3], r->sums[4]);
+}
+
+static void print_recovery_fields(const struct recovery_report *r)
+{
+    fprintf(report_out,
+            " recovery_timeout=%g breaks=%ld recovered=%ld replayed=%ld recovery_s_max=%.3f "
+            "server_replaced=%ld server_replays=%ld",
+            cfg.recovery_timeout, r->sums[0], r->sums[1], r->sums[2], r->slowest, r->sums[3],
+            r->sums[4]);
+}
+
 void report_connections(const struct intmap *conns, struct cm_stats cap_stats)
 {
     long c2s = (long)conns->count;
@@ -251,6 +293,7 @@ void report_connections(const struct intmap *conns, struct cm_stats cap_stats)
     struct cap_report cap = reduce_cap(cap_stats);
     long hybrid[HYBRID_FIELDS];
     reduce_hybrid(hybrid);
+    struct recovery_report recovery = reduce_recovery();
 
     /* Servers: only masters have one. */
     struct reduced rs2c = {0, 0, 0};
@@ -302,6 +345,7 @@ void report_connections(const struct intmap *conns, struct cm_stats cap_stats)
             smin * 1e6, savg * 1e6, smax * 1e6, setups_total, retrans_total);
     print_cap(&cap);
     print_hybrid(hybrid, cap.closed);
+    print_recovery(&recovery);
     print_memory(&rtmem);
     fprintf(report_out,
             "ARMCI_CONN_REPORT mode=%s protocol=%s procs=%d nodes=%d c2s_min=%ld c2s_avg=%.3f "
@@ -313,6 +357,7 @@ void report_connections(const struct intmap *conns, struct cm_stats cap_stats)
             smin * 1e6, savg * 1e6, smax * 1e6);
     print_cap_fields(&cap);
     print_hybrid_fields(hybrid, cap.closed);
+    print_recovery_fields(&recovery);
     print_memory_fields(&rtmem);
     if (report_out == stdout || report_out == stderr)
         fflush(report_out);

@@ -29,6 +29,7 @@ enum cm_msg_type {
     CM_DISC,     /* client -> server: my end is closed and idle, destroy yours */
     CM_DISC_ACK, /* server -> client: my end is gone (also for a repeated DISC) */
     CM_DISC_ASK, /* server -> client: I am at my cap, please close when you can */
+    CM_BROKEN,   /* server -> client: my end of your connection broke, set it up anew */
 };
 
 struct cm_msg {
@@ -40,6 +41,7 @@ struct cm_msg {
     uint32_t epoch;       /* the client's connection attempt */
     int32_t credits;      /* REP/ACK: initial request credits */
     struct verbs_addr qp; /* REP: the server's RC QP; RTU (and serial REQ): the client's */
+    uint64_t resume;      /* REP/ACK: the client's requests below this number were served */
 };
 
 /* Bounds of the fields, checked by the receivers before anything else. */

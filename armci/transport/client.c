@@ -35,7 +35,8 @@ void client_cm_env(struct cm_client_env *env)
                                   .on_destroy = conn_forget,
                                   .on_insert = conn_insert,
                                   .busy = conn_busy,
-                                  .waits_for_lock = conn_waits_for_lock};
+                                  .waits_for_lock = conn_waits_for_lock,
+                                  .on_broken = conn_on_broken};
 }
 
 void client_fini(void)

@@ -17,6 +17,8 @@ struct sq_retire;
 struct sq_chain;
 struct pool_buffer;
 struct ds_message;
+struct logged_wr;
+struct send_rec;
 
 struct conn_io {
     int outstanding; /* operations not yet complete at the target (fence waits for 0) */
@@ -56,8 +58,23 @@ struct conn_io {
     /* The open pack: a data-server SEND at the chain's tail that more updates may join until
      * the chain is posted or something else follows it (requests.c). */
     struct pool_buffer *pack;     /* its buffer; NULL: no pack open */
+    struct send_rec *pack_rec;    /* its record (replay_log.h), or NULL */
     struct ds_message *pack_last; /* its last request so far */
     size_t pack_next;             /* where a request joining it would start (8-byte aligned) */
+
+    /* Requests not confirmed, to replay on a new QP if this one breaks (replay_log.h). */
+    uint64_t next_seq;     /* the number of its next data-server request (sessions.h) */
+    struct logged_wr *log; /* [sq_depth]: requests posted and not retired, oldest first */
+    int log_head;
+    int log_count;
+    struct send_rec *unanswered_head; /* SENDs retired with requests not answered yet */
+    struct send_rec *unanswered_tail;
+    /* Recovery (recovery.h): while its QP is replaced, what is posted is only logged. */
+    bool recovering;
+    double broke_at;
+    const char *broke_why;
+    struct work *replay_marker; /* the wr_id of SENDs sent again, outside the accounting */
+    long replayed_locks;        /* lock requests sent again (told again that they wait) */
 
     /* Liveness (liveness.h). */
     bool probing;     /* a liveness probe is in flight */

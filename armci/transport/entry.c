@@ -21,6 +21,7 @@
 #include "odcm/cm.h"
 #include "transport/dgram.h"
 #include "transport/progress.h"
+#include "transport/recovery.h"
 #include "transport/route.h"
 #include "transport/send_queue.h"
 #include "transport/transfer.h"
@@ -126,11 +127,19 @@ static int nto_drain, capto_drain;
 
 void conn_on_ready(struct conn *c)
 {
-    c->io->credits = c->server_credits; /* nothing was sent on it before */
+    if (c->recovering)
+        recovery_replay(c); /* its credits are those of the connection it replaces */
+    else
+        c->io->credits = c->server_credits; /* nothing was sent on it before */
     if (!c->io->queue_head)
         return;
     GROW_FOR_ONE(to_drain, nto_drain, capto_drain, 8, xrealloc);
     to_drain[nto_drain++] = c;
+}
+
+void conn_on_broken(struct conn *c)
+{
+    recovery_start(c, "its data server's end broke", "a notice from the server");
 }
 
 void conns_drain_ready(void)
@@ -150,6 +159,7 @@ void conn_forget(struct conn *c)
     if (!c->io)
         return;
     sq_forget(c);
+    recovery_forget(c);
     for (int i = 0; i < nto_drain; i++)
         if (to_drain[i] == c)
             to_drain[i--] = to_drain[--nto_drain];

@@ -67,6 +67,8 @@ void conn_on_ready(struct conn *c);
 void conn_forget(struct conn *c);
 /* busy: anything of ours on c, in flight or about to be (then it stays open). */
 bool conn_busy(const struct conn *c);
+/* on_broken: c's server says its end broke: c's recovery starts. */
+void conn_on_broken(struct conn *c);
 /* waits_for_lock: a thread waits on c for a lock grant. */
 bool conn_waits_for_lock(const struct conn *c);
 

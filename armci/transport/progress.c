@@ -24,6 +24,7 @@
 #include "transport/replies.h"
 #include "transport/conn_io.h"
 #include "transport/liveness.h"
+#include "transport/recovery.h"
 #include "transport/requests.h"
 #include "transport/retire.h"
 #include "transport/send_queue.h"
@@ -181,6 +182,8 @@ static void check_async_events(void)
         enum ibv_event_type type = ev.event_type;
         ibv_ack_async_event(&ev);
         port_event(type);
+        if (c && (c->io->recovering || recovery_start(c, ibv_event_type_str(type), "a QP event")))
+            continue;
         if (c && c->io->outstanding > 0)
             armci_die(NULL,
                       "the connection to the data server of node %d failed (%s) with %d "

@@ -50,6 +50,11 @@ void remote_put_rc(const struct target *t, const void *src, size_t bytes)
     transfer_start(&x, handle_implicit(), true);
 }
 
+void remote_put_rc_complete(void)
+{
+    handle_wait(handle_implicit());
+}
+
 void remote_get(const struct target *t, void *dst, size_t bytes, struct handle *req, bool blocking)
 {
     int count[1] = {(int)bytes};

@@ -26,6 +26,9 @@ void remote_put(const struct target *t, const void *src, size_t bytes, struct ha
 /* A blocking put that goes over RC whatever the hybrid path would choose: the sender may
  * not make progress after it (the barrier's flags; a datagram would need its retransmission). */
 void remote_put_rc(const struct target *t, const void *src, size_t bytes);
+/* Waits until the puts of remote_put_rc (and this thread's other blocking operations) are
+ * complete at their targets. */
+void remote_put_rc_complete(void);
 void remote_get(const struct target *t, void *dst, size_t bytes, struct handle *req, bool blocking);
 void remote_acc(const struct target *t, int datatype, const void *scale, const void *src,
                 size_t bytes, struct handle *req, bool blocking);

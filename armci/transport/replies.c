@@ -7,6 +7,7 @@
 #include "dataserver/protocol.h"
 #include "odcm/conn.h"
 #include "transport/conn_io.h"
+#include "transport/replay_log.h"
 #include "transport/requests.h"
 #include "transport/work.h"
 #include "verbs/device.h"
@@ -20,6 +21,7 @@ static struct recv_pool replies; /* one buffer per reply outstanding */
 static void answered(struct work *f, int status, int64_t value)
 {
     request_slot_return();
+    send_rec_answered(f->conn, f);
     /* A rejection is the caller's bug, unless the caller asked for the status itself. */
     if (status != DS_OK && !f->status)
         armci_die(NULL, "the data server of node %d rejected a %s: %s", f->conn->node, f->what,
@@ -75,14 +77,17 @@ static void on_reply(void *ctx, const struct ibv_wc *wc)
         return; /* its buffer is reposted: the count of free reply slots is unchanged */
     }
     struct conn *c = last->conn;
-    if (r.answers == 0 && r.status == DS_QUEUED && last->lock_queued) {
-        armci_warn("dropped a second queued notice for lock token %llx on QP %u",
-                   (unsigned long long)r.token, wc->qp_num);
-        return;
-    }
 #if !ARMCI_MUTANT_IS(credits_never_returned)
     c->io->credits += r.credits;
 #endif
+    if (r.answers == 0 && r.status == DS_QUEUED && last->lock_queued) {
+        /* A lock request sent again after its connection broke is told again that it waits
+         * (with the credit its SEND took): anything else is the server's mistake. */
+        if (!c->io->replayed_locks)
+            armci_warn("dropped a second queued notice for lock token %llx on QP %u",
+                       (unsigned long long)r.token, wc->qp_num);
+        return;
+    }
     if (r.answers == 0)
         lock_answered(last, r.status);
     else

@@ -12,6 +12,7 @@
 #include "core/topology.h"
 #include "odcm/conn.h"
 #include "transport/conn_io.h"
+#include "transport/replay_log.h"
 #include "transport/send_queue.h"
 #include "transport/work.h"
 #include "verbs/rc_qp.h"
@@ -32,9 +33,17 @@ void request_init(void (*wait)(void))
     lock_requests = 0;
 }
 
+/* With recovery on, a waiting lock request keeps its buffer (replay_log.h): at most half of
+ * them wait, so that the unlocks they wait for find buffers. */
+static int max_lock_requests(void)
+{
+    int half = cfg.bounce_count / 2;
+    return replay_log_on() && half < MAX_LOCK_REQUESTS ? (half > 0 ? half : 1) : MAX_LOCK_REQUESTS;
+}
+
 void request_lock_reserve(void)
 {
-    while (reply_slots <= 0 || lock_requests >= MAX_LOCK_REQUESTS)
+    while (reply_slots <= 0 || lock_requests >= max_lock_requests())
         wait_progress();
     reply_slots--;
     lock_requests++;
@@ -79,6 +88,30 @@ static struct ds_message *write_header(const struct request_desc *r, void *to)
     return msg;
 }
 
+/*
+ * The next request number of c for msg, given when msg's place in c's send
+ * queue is certain (nothing waits between this and its post): requests reach
+ * the server in the order of their numbers (dataserver/sessions.h).
+ */
+static void number(struct conn *c, struct ds_message *msg)
+{
+    msg->seq = ++c->io->next_seq;
+}
+
+/* w's SEND is in b (len bytes so far): the buffer is w's, or with recovery on its record's,
+ * which keeps it until the SEND's last request is answered. */
+static void own_send_buffer(struct work *w, struct pool_buffer *b, size_t len, uint64_t seq)
+{
+    w->events_left = 2;
+    if (!replay_log_on()) {
+        w->bounce = b; /* its send completion frees it */
+        return;
+    }
+    w->rec = send_rec_new(b, seq);
+    w->rec->len = (uint32_t)len;
+    w->rec->last = w;
+}
+
 /* The SEND of a message in b (len bytes), followed by the npayload pieces in payload. */
 static void post_send(struct conn *c, const struct target *t, struct pool_buffer *b, size_t len,
                       const struct ibv_sge *payload, int npayload, struct work *w)
@@ -97,10 +130,12 @@ static void post_send(struct conn *c, const struct target *t, struct pool_buffer
     };
     if (total <= c->max_inline)
         wr.send_flags |= IBV_SEND_INLINE;
-    w->bounce = b;
-    w->events_left = 2;
     sq_note_remote(c, t->server_addr, t->rkey); /* a place a flush or a probe may name */
-    sq_post_awaited(c, &wr, w);                 /* its send completion frees the bounce buffer */
+    sq_wait_room(c);
+    struct ds_message *msg = b->addr;
+    number(c, msg);
+    own_send_buffer(w, b, len, msg->seq);
+    sq_post_awaited(c, &wr, w);
 }
 
 /*
@@ -130,11 +165,12 @@ static void pack_open(struct conn *c, const struct target *t, struct pool_buffer
 {
     sq_note_remote(c, t->server_addr, t->rkey); /* a place a flush or a probe may name */
     struct ibv_send_wr *wr = sq_chain_append(c, IBV_WR_SEND, b->addr, b->lkey, len);
-    w->bounce = b;
-    w->events_left = 2;
-    sq_prepare(c, wr, w, true, true); /* its send completion frees the buffer */
-    sq_mark_dirty(c);                 /* the next progress call posts it, if nobody waits before */
+    number(c, msg);
+    own_send_buffer(w, b, len, msg->seq);
+    sq_prepare(c, wr, w, true, true);
+    sq_mark_dirty(c); /* the next progress call posts it, if nobody waits before */
     c->io->pack = b;
+    c->io->pack_rec = w->rec;
     c->io->pack_last = msg;
     c->io->pack_next = ds_shared_step(len - sizeof(*msg));
 }
@@ -180,6 +216,7 @@ static struct work *pack_join(struct conn *c, const struct request_desc *r)
     struct work *w = request_work(c, r, NULL);
     w->events_left = 1; /* its answer: the SEND's completion is the pack's first work's */
     msg->token = w->token;
+    number(c, msg);
     if (r->fill)
         r->fill(msg + 1, r->fill_ctx);
 #if !ARMCI_MUTANT_IS(pack_more_unset)
@@ -191,6 +228,11 @@ static struct work *pack_join(struct conn *c, const struct request_desc *r)
     io->pack_next = at + sizeof(*msg) + r->payload;
 #endif
     sq_chain_tail(c)->sg_list[0].length = (uint32_t)(at + sizeof(*msg) + r->payload);
+    if (io->pack_rec) { /* the SEND's buffer lives until its last request is answered */
+        io->pack_rec->len = (uint32_t)(at + sizeof(*msg) + r->payload);
+        io->pack_rec->last = w;
+        w->rec = io->pack_rec;
+    }
     if (!r->defer)
         sq_post_chain(c);
     return w;

@@ -24,7 +24,7 @@ struct conn;
 struct work;
 
 /* Replies that can be outstanding over all connections (one receive buffer each: replies.h). */
-#define REPLY_BUFS 256
+#define REPLY_BUFS DS_MAX_UNANSWERED
 
 /* Sets the reply slots to full. `wait` is how to wait for a slot or a credit: the progress
  * engine's progress_wait, which sits above this file (replies give them back). */

@@ -9,6 +9,8 @@
 #include "core/topology.h"
 #include "core/wr_id.h"
 #include "odcm/conn.h"
+#include "transport/conn_io.h"
+#include "transport/recovery.h"
 #include "transport/send_queue.h"
 #include "transport/work.h"
 #include "verbs/device.h"
@@ -23,14 +25,17 @@ static void work_request_done(struct work *f)
         break;
     case WORK_MESSAGE:
         /* The request buffer (and a payload sent in place) is free; the operation waits
-         * for its reply. */
-        bounce_free(f->bounce);
+         * for its reply. With recovery on the buffer is its SEND record's (replay_log.h). */
+        if (f->bounce)
+            bounce_free(f->bounce);
         f->bounce = NULL;
         if (f->sent)
             handle_op_done(f->sent);
         f->sent = NULL;
         if (--f->events_left == 0)
             work_complete(f);
+        break;
+    case WORK_REPLAY_MARKER:
         break;
     }
 }
@@ -81,8 +86,20 @@ void retire_on_send_completion(void *ctx, const struct ibv_wc *wc)
     bool own = wr_id_tag(wc->wr_id) == WR_TAG_POINTER;
     struct work *f = own ? wr_id_pointer(wc->wr_id) : NULL;
     struct conn *c = own ? f->conn : wr_id_pointer(wc->wr_id);
-    if (wc->status != IBV_WC_SUCCESS)
+    /* A request of a QP that broke (flushed, or completed late): the replay on its successor
+     * accounts for it (recovery.h). */
+    if (c->io->recovering || wc->qp_num != c->qp->qp_num)
+        return;
+    if (f && f->kind == WORK_REPLAY_MARKER) {
+        recovery_marker_done(c, wc);
+        return;
+    }
+    if (wc->status != IBV_WC_SUCCESS &&
+        !(recovery_mends(wc->status) &&
+          recovery_start(c, ibv_wc_status_str(wc->status), f ? f->what : "an RDMA operation")))
         failed(f, c, wc);
+    if (wc->status != IBV_WC_SUCCESS)
+        return;
     struct sq_retire r = sq_completed(c);
     for (uint32_t i = 0; i < r.lazy; i++)
         work_request_done(sq_pop_lazy(c));

@@ -12,13 +12,16 @@
 #include "common/fifo.h"
 #include "common/grow.h"
 #include "core/error.h"
+#include "core/fault.h"
 #include "core/memstat.h"
 #include "core/mutant.h"
 #include "core/util.h"
 #include "core/wr_id.h"
 #include "odcm/conn.h"
 #include "transport/conn_io.h"
+#include "transport/replay_log.h"
 #include "transport/work.h"
+#include "verbs/rc_qp.h"
 
 /* Connections with lazy works that no signaled request covers yet. */
 static struct conn **dirty;
@@ -152,6 +155,14 @@ static void pack_close(struct conn *c, struct ibv_send_wr *tail)
     c->io->pack = NULL;
 }
 
+/* The test point FAULT_CLIENT_BREAKS: the QP of c breaks under what was just posted. */
+static void break_point(struct conn *c)
+{
+    static unsigned posts;
+    if (fault_injected(FAULT_CLIENT_BREAKS) && ++posts % FAULT_BREAK_EVERY == 0)
+        rc_qp_to_error(c->qp, "a test break point");
+}
+
 /*
  * Posts c's chain, then `wr` (may be NULL) after it, with one ibv_post_send.
  * `for_wait`: someone waits, so the chain's last request is signaled (a
@@ -179,10 +190,15 @@ static void post_chain_then(struct conn *c, struct ibv_send_wr *wr, const char *
     }
     if (!first)
         return;
+    if (replay_log_on())
+        replay_log_append(c, first);
+    if (c->io->recovering)
+        return; /* its QP is being replaced: the replay posts it */
     struct ibv_send_wr *bad;
     int rc = ibv_post_send(c->qp, first, &bad);
     if (rc)
         armci_die(NULL, "ibv_post_send (%s to node %d) failed: %s", what, c->node, strerror(rc));
+    break_point(c);
 }
 
 void sq_post(struct conn *c, struct ibv_send_wr *wr, const char *what)
@@ -210,6 +226,8 @@ struct sq_retire sq_completed(struct conn *c)
     c->io->sq_ring_head = (c->io->sq_ring_head + 1) % c->sq_depth;
     c->io->sq_ring_count--;
     c->io->sq_posted -= (int)r.wrs;
+    if (replay_log_on())
+        replay_log_retire(c, r.wrs);
     if (c->io->sq_posted < 0)
         armci_die(NULL,
                   "internal error: a completion from node %d retires more requests than "
@@ -267,6 +285,7 @@ void sq_flush_all(void)
 
 void sq_forget(struct conn *c)
 {
+    replay_log_forget(c);
     SWAP_REMOVE(dirty, ndirty, c);
     if (c->io->sq_ring)
         memstat_add(MEM_SEND_QUEUES, -(long)(sizeof(*c->io->sq_ring) * (size_t)c->sq_depth));
@@ -288,6 +307,11 @@ static void wait_room(struct conn *c)
 {
     while (!sq_room(c))
         wait_progress();
+}
+
+void sq_wait_room(struct conn *c)
+{
+    wait_room(c);
 }
 
 void sq_post_awaited(struct conn *c, struct ibv_send_wr *wr, struct work *w)

@@ -124,6 +124,9 @@ static inline uint32_t sq_inline_max(const struct conn *c)
  * room, signals it, and names w->what if the post fails. */
 void sq_post_awaited(struct conn *c, struct ibv_send_wr *wr, struct work *w);
 
+/* Waits (making progress) until a request may be posted on c. */
+void sq_wait_room(struct conn *c);
+
 /* Posts c's chain now (the flush before a wait also signals its last request). */
 void sq_post_chain(struct conn *c);
 

@@ -35,7 +35,7 @@ void bounce_pool_fini(void);
 struct pool_buffer *bounce_try_get(void);
 void bounce_free(struct pool_buffer *b);
 
-enum work_kind { WORK_WRITE, WORK_READ, WORK_MESSAGE };
+enum work_kind { WORK_WRITE, WORK_READ, WORK_MESSAGE, WORK_REPLAY_MARKER };
 
 struct work {
     enum work_kind kind;
@@ -59,6 +59,7 @@ struct work {
     bool in_order;                   /* WORK_MESSAGE: answered in order (every one but a lock) */
     bool lock_queued;                /* lock request: told it waits in the mutex's queue */
     struct work *answer_next;        /* in conn's messages awaiting answers, oldest first */
+    struct send_rec *rec;            /* WORK_MESSAGE: its SEND's record (replay_log.h) */
     struct work *next_free;
 };
 

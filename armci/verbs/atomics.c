@@ -40,6 +40,14 @@ void rmw_route_choose(void)
             armci_log("ARMCI_Rmw on longs: the data servers (hybrid UD path on)");
         return;
     }
+    /* A device atomic in flight when its connection breaks may or may not have been executed:
+     * with recovery on, `auto` chooses the servers, which recognise a replayed Rmw. */
+    if (cfg.recovery_timeout > 0 && cfg.rmw == CFG_RMW_AUTO) {
+        if (rt.me == 0)
+            armci_log("ARMCI_Rmw on longs: the data servers (ARMCI_RECOVERY_TIMEOUT on; "
+                      "ARMCI_RMW=device for device atomics, whose break ends the job)");
+        return;
+    }
     if (lowest == 0) {
         if (cfg.rmw == CFG_RMW_DEVICE && rt.me == 0)
             armci_warn("ARMCI_RMW=device: the device (%s) has no atomics; Rmw across nodes "

@@ -131,6 +131,15 @@ void rc_qp_to_rts(struct ibv_qp *qp, uint32_t my_psn, const char *peer)
                   strerror(rc));
 }
 
+void rc_qp_to_error(struct ibv_qp *qp, const char *peer)
+{
+    struct ibv_qp_attr attr = {.qp_state = IBV_QPS_ERR};
+    int rc = ibv_modify_qp(qp, &attr, IBV_QP_STATE);
+    if (rc)
+        armci_warn("ibv_modify_qp to ERR (QP %u, to %s) failed: %s", qp->qp_num, peer,
+                   strerror(rc));
+}
+
 void rc_qp_destroy(struct ibv_qp *qp, const char *peer)
 {
     if (qp && ibv_destroy_qp(qp))

@@ -34,6 +34,8 @@ struct ibv_qp *rc_qp_create(struct ibv_cq *send_cq, struct ibv_cq *recv_cq, stru
 void rc_qp_to_init(struct ibv_qp *qp, const char *peer);
 void rc_qp_to_rtr(struct ibv_qp *qp, const struct verbs_addr *remote, const char *peer);
 void rc_qp_to_rts(struct ibv_qp *qp, uint32_t my_psn, const char *peer);
+/* Moves qp to the error state: what it has posted completes at once, flushed. */
+void rc_qp_to_error(struct ibv_qp *qp, const char *peer);
 void rc_qp_destroy(struct ibv_qp *qp, const char *peer);
 
 /* A random initial packet sequence number (24 bits). */

@@ -35,8 +35,10 @@ TRANSPORT = [
     "transfer_desc",  # struct transfer: one put, get or accumulate
     "handle",         # what operations count in
     "work",           # works in flight, bounce buffers, reply tokens
+    "replay_log",     # what a connection sent and its server has not confirmed
     "send_queue",     # room, signaling, the chain of requests, lazy flushes
     "requests",       # requests to the data server: slots, credits, packs
+    "recovery",       # broken connections set up anew, their requests replayed
     "retire",         # send completions
     "replies",        # reply buffers
     "liveness",       # probes of quiet nodes

@@ -59,6 +59,7 @@
 #include "core/acc.h"
 #include "core/config.h"
 #include "core/hybrid_stats.h"
+#include "core/recovery_stats.h"
 #include "core/memstat.h"
 #include "core/rmw_kernels.h"
 #include "core/ticket_lock.h"
@@ -83,6 +84,7 @@ struct config cfg = {.hybrid_on = true, .hybrid_size = FUZZ_DGRAM_SIZE, .hybrid_
 struct verbs_device vdev = {.mtu = IBV_MTU_4096};
 struct server_resources ds_res;
 struct hybrid_stats hybrid_stats;
+struct recovery_stats recovery_stats;
 static bool verbose; /* FUZZ_VERBOSE=1: what each datagram got (to check a corpus) */
 
 /* ---- the UD endpoint and the directory ---- */

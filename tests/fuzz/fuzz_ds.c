@@ -34,6 +34,7 @@
 #include "dataserver/locks.h"
 #include "dataserver/answers.h"
 #include "dataserver/sends.h"
+#include "dataserver/sessions.h"
 #include "fuzz.h"
 
 #define OUT_SIZE FUZZ_DS_OUT_SIZE
@@ -164,6 +165,50 @@ void server_post_send(struct server_conn *sc, struct ibv_send_wr *wr)
     write_len = s->length;
 }
 
+/* ---- sessions: the harness says whether a request is new or a replay ---- */
+
+static bool replaying; /* the input's control byte: serve the next request as a replay */
+
+struct session *session_of(int client)
+{
+    (void)client;
+    return NULL;
+}
+
+enum session_verdict session_check(const struct session *s, uint64_t seq)
+{
+    (void)s;
+    (void)seq;
+    return replaying ? SESSION_REPLAY : SESSION_NEW;
+}
+
+void session_served(struct session *s, uint64_t seq)
+{
+    (void)s;
+    (void)seq;
+}
+
+void session_keep(struct session *s, uint64_t seq, int status, int64_t value)
+{
+    (void)s;
+    (void)seq;
+    (void)status;
+    (void)value;
+}
+
+bool session_kept(const struct session *s, uint64_t seq, int *status, int64_t *value)
+{
+    (void)s;
+    (void)seq;
+    (void)status;
+    (void)value;
+    return false;
+}
+
+void session_count_replay(void)
+{
+}
+
 /* ---- the harness ---- */
 
 /* The second connection's QP gathers: strided gets are written back in place there. */
@@ -230,6 +275,9 @@ static void serve_one(struct server_conn *sc, const uint8_t *bytes, size_t avail
                    "a short request was served");
         return;
     }
+    /* A replay applies nothing, whatever it asks (a get may be read again). */
+    if (replaying)
+        FUZZ_CHECK(arena_unchanged(), "a replayed op %d changed memory", rq.op);
     const struct reply *own = nreplies > 0 ? &replies[0] : NULL;
     if (rq.more) {
         check_shared_send(sc, &rq);
@@ -288,6 +336,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t avail = len < in.left ? len : in.left;
         if (!(ctl & 2))
             len = avail;
+        replaying = (ctl & 4) != 0;
         serve_one(&conns[ctl & 1], in.p, avail, len);
         in.p += avail;
         in.left -= avail;

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "core/config.h"
+#include "core/recovery_stats.h"
 #include "core/error.h"
 #include "core/runtime.h"
 #include "core/topology.h"
@@ -53,13 +54,16 @@
 #define ME     FUZZ_UD_ME
 
 struct config cfg;
+struct recovery_stats recovery_stats;
 struct runtime rt = {.me = ME, .nprocs = NPROCS, .job_id = "fuzz"};
 struct verbs_device vdev;
 /* No loopback connections: nobody connects to its own node (the invariants below). */
 enum rmw_route rmw_route = RMW_ROUTE_SERVER;
 /* The client's environment: a CQ (never polled here) for its pool's QPs. */
 static struct endpoint fake_client_cq;
-struct cm_client_env cm_env = {.cq = &fake_client_cq};
+/* Only the node's own server may say a connection of ours broke. */
+static void client_on_broken(struct conn *c);
+struct cm_client_env cm_env = {.cq = &fake_client_cq, .on_broken = client_on_broken};
 static bool verbose; /* FUZZ_VERBOSE=1: what each input did (to check a corpus) */
 
 static int node_of[NPROCS] = {0, 0, 1, 1, 2, 2, 3, 3};
@@ -299,6 +303,20 @@ static void server_destroy(void *conn)
     free(sc);
 }
 
+/* A connected client's new attempt: only the client itself replaces its connection. */
+static void *server_replace(void *conn)
+{
+    struct fake_server_conn *sc = conn;
+    struct verbs_addr from = directory_client(sc->client);
+    FUZZ_CHECK(server_conns[sc->client] == sc && sc->connected, "rank %d replaced unconnected",
+               sc->client);
+    FUZZ_CHECK(truly_from(&from), "rank %d's connection replaced by someone else", sc->client);
+    if (verbose)
+        printf("  server: rank %d replaced\n", sc->client);
+    sc->connected = false;
+    return sc;
+}
+
 static uint64_t server_last_active(const void *conn)
 {
     return (uint64_t)((const struct fake_server_conn *)conn)->client;
@@ -308,6 +326,7 @@ static const struct cm_server_ops server_ops = {.create = server_create,
                                                 .connect = server_connect,
                                                 .address = server_address,
                                                 .destroy = server_destroy,
+                                                .replace = server_replace,
                                                 .last_active = server_last_active};
 
 /* ---- the client's connections ---- */
@@ -434,6 +453,31 @@ void client_conn_create_qp(struct conn *c)
     fake_qps[c->node] = (struct ibv_qp){.qp_num = 0x4000 + (uint32_t)c->node};
     c->qp = &fake_qps[c->node];
     c->psn = 0x789;
+}
+
+/* Connections here never break: recovery is the transport's to start. */
+void client_conn_replace_qp(struct conn *c, int extra_wrs)
+{
+    (void)extra_wrs;
+    FUZZ_CHECK(false, "node %d's QP replaced", c->node);
+}
+
+void client_conn_drop_broken_qp(struct conn *c)
+{
+    FUZZ_CHECK(false, "node %d's broken QP dropped", c->node);
+}
+
+static void client_on_broken(struct conn *c)
+{
+    struct verbs_addr from = directory_server(c->node);
+    FUZZ_CHECK(truly_from(&from), "node %d's connection called broken by someone else", c->node);
+    if (verbose)
+        printf("  client: node %d broken\n", c->node);
+}
+
+void topo_describe_node(int node, char *buf, size_t len)
+{
+    snprintf(buf, len, "node %d", node);
 }
 
 void client_conn_establish(struct conn *c, const struct verbs_addr *server, struct cm_terms terms)

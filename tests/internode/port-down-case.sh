@@ -4,6 +4,7 @@
 # checks the outcome:
 #   survives  the job ends well (exit 0, no check=FAIL), and RANK said on stderr that its port
 #             went down and came back up, with how long it was down;
+#   recovers  the job ends well, and a connection broke and was set up anew (recovery.h);
 #   lost      the job ends with an error that blames the right end: RANK says its own port is
 #             down, or another rank says RANK's node is lost; RANK never blames another node.
 outcome=$1 run_mpi=$2 np=$3 rank=$4 window=$5
@@ -22,6 +23,14 @@ survives)
         exit 0
     fi
     echo "expected the job to end well and rank $rank to say its port went down and came back;" ;;
+recovers)
+    broke="ARMCI warning (rank [0-9]*): connection to node [0-9]* (.*) broke: .*; recovered in [0-9.]* s"
+    if [ $status -eq 0 ] && ! printf '%s\n' "$out" | grep -q "check=FAIL" &&
+        printf '%s\n' "$out" | grep -q "check=PASS" && [ -n "$(say "$broke")" ]; then
+        echo "recovered: $(say "$broke")"
+        exit 0
+    fi
+    echo "expected the job to end well and a broken connection to be recovered;" ;;
 lost)
     own="ARMCI error (rank $rank): port 1 of .* on this host is down"
     other="ARMCI error (rank [0-9]*): node [0-9]* (.*) is lost: its adapter stopped answering"
@@ -32,7 +41,7 @@ lost)
     fi
     echo "expected an error naming rank $rank's port or its node, and rank $rank blaming no other node;" ;;
 *)
-    echo "port-down-case.sh: OUTCOME is survives or lost, not $outcome" >&2
+    echo "port-down-case.sh: OUTCOME is survives, recovers or lost, not $outcome" >&2
     exit 2 ;;
 esac
 echo "got exit status $status and:"

@@ -5,6 +5,7 @@
 
 #include "core/acc.h"
 #include "core/config.h"
+#include "core/mutant.h"
 #include "core/util.h"
 #include "strided/stride.h"
 #include "transport/pieces.h"
@@ -72,6 +73,9 @@ bool route_via_server(const struct transfer *x, size_t pieces, bool in_place)
 
 bool route_register_local(size_t extent)
 {
+#if ARMCI_MUTANT_IS(register_local_never)
+    return false;
+#endif
     return extent >= REGISTER_MIN_BYTES;
 }
 

@@ -43,6 +43,9 @@ msg_op_ignored msg-4x2
 barrier_skips_round 4x2
 get_wrong_offset rma-4x2
 reg_cache_evict_in_flight user-memory-2x1-cache-1-deferred
+reg_cache_start_only user-gets-2x1
+register_local_never user-gets-2x1
+reg_cache_any_device rdma-core-user-gets
 chain_not_posted_on_wait chain-2x1
 chain_tail_miscounted chain-2x1
 chain_blocking_deferred chain-2x1

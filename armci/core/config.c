@@ -71,7 +71,7 @@ const struct config_entry config_table[] = {
     {"ARMCI_BOUNCE_COUNT", CFG_INT, FIELD(bounce_count), "32", 2, 1L << 16, NULL, false,
      "bounce buffers per process"},
     {"ARMCI_REG_CACHE", CFG_INT, FIELD(reg_cache), "64", 0, 4096, NULL, false,
-     "registrations of user memory kept for reuse: puts and accumulates of 256 KiB or more from memory ARMCI did not allocate move zero-copy (softib only); 0: copied through bounce buffers"},
+     "registrations of user memory kept for reuse: puts, accumulates and gets of 256 KiB or more from or into memory ARMCI did not allocate move zero-copy (softib only: its memory regions follow the mapping); 0: copied through bounce buffers"},
     {"ARMCI_STRIDED_THRESHOLD", CFG_LONG, FIELD(strided_threshold), "-1", -1, 1L << 40, NULL,
      false, "-1: strided puts/gets priced both ways (RDMA or data server), cheaper taken; N: chunks of at least N bytes by RDMA, smaller through the server (vectors: 2048 if -1)"},
     {"ARMCI_CONNECT", CFG_CHOICE, FIELD(connect), "ondemand", 0, 0, connect_choices, true,

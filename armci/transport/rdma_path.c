@@ -14,6 +14,7 @@
 #include "transport/progress.h"
 #include "transport/work.h"
 #include "transport/pieces.h"
+#include "transport/route.h"
 #include "verbs/memory.h"
 
 /* Largest single RDMA: well under every device's max_msg_sz (2 GiB on most). */
@@ -154,11 +155,8 @@ void rdma_transfer(struct conn *c, const struct transfer *x, struct handle *req,
     uint32_t lkey, rkey;
     struct reg_entry *hold = NULL;
     bool copy_is_cheaper = put && blocking && extent <= cfg.bounce_size;
-    bool keys = false;
-    /* Gets into the user's own memory go through a bounce buffer (landing_offset). */
-    if (!copy_is_cheaper)
-        keys = put ? net_local_keys(x->local, extent, &lkey, &rkey, &hold)
-                   : net_user_lkey(x->local, extent, &lkey);
+    bool keys = !copy_is_cheaper &&
+                net_local_keys(x->local, extent, route_register_local(extent), &lkey, &rkey, &hold);
     if (keys) {
         struct handle done = {0};
         /* Zero-copy: a blocking put's source is the NIC's until its writes complete. */

@@ -5,6 +5,7 @@
 
 #include "core/acc.h"
 #include "core/config.h"
+#include "core/mutant.h"
 #include "core/util.h"
 #include "strided/stride.h"
 #include "transport/pieces.h"
@@ -54,6 +55,28 @@ bool route_via_server(const struct transfer *x, size_t pieces, bool in_place)
     if (!in_place)
         server += bytes / costs.copy_bytes_per_us;
     return server < rdma;
+}
+
+/*
+ * Below this the user's memory is copied. A 64 KiB GA patch put from
+ * registered memory takes the data server's pull or in-place gather and ran
+ * at 0.3-0.8 of the same put copied; a 64 KiB patch got in place ran no
+ * faster than through a bounce buffer (bench_ga_patch). From 256 KiB, gets
+ * and puts in place gain (a 2 MiB patch got in place into malloc'd memory
+ * ran at 1.2-1.8x the bounced get, at 2x on huge pages; 4 KiB aliasing, a
+ * malloc'd buffer being 16 bytes past a page, costs the in-place copy up to
+ * a third, not the several times it costs a bounce buffer's unpacking:
+ * rdma_path.c, landing_offset), and there are few enough such buffers for
+ * the cache to hold them.
+ */
+#define REGISTER_MIN_BYTES ((size_t)256 << 10)
+
+bool route_register_local(size_t extent)
+{
+#if ARMCI_MUTANT_IS(register_local_never)
+    return false;
+#endif
+    return extent >= REGISTER_MIN_BYTES;
 }
 
 size_t route_vector_threshold(void)

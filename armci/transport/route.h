@@ -37,6 +37,15 @@ void route_init(const char *provider);
  */
 bool route_via_server(const struct transfer *x, size_t pieces, bool in_place);
 
+/*
+ * Whether a transfer's local memory, where ARMCI did not register it (GA's
+ * local arrays: malloc'd, static, on the stack), is registered through the
+ * cache (verbs/reg_cache.h, on devices where it is on) so that the transfer
+ * moves zero-copy, rather than copied through bounce buffers. `extent`: the
+ * bytes its local side spans. Puts, accumulates and gets alike.
+ */
+bool route_register_local(size_t extent);
+
 /* Vectors: segments shorter than this travel many to a request, or in one chain of RDMA. */
 size_t route_vector_threshold(void);
 

@@ -35,9 +35,10 @@
  * What plan_box needs to know about c and x's local memory, looked up only
  * as far as x's kind needs it (a registration lookup each): an accumulate
  * asks whether its source is registered, a get whether its buffer is one
- * registered run, a put both. *lkey and *rkey are the keys found; *hold, a
- * cached registration of the user's memory (net_local_keys), is released
- * once the transfer is posted.
+ * registered run, a put both. The user's own memory counts as registered
+ * where route_register_local says it is worth a cached registration and
+ * the cache has one (net_local_keys). *lkey and *rkey are the keys found;
+ * *hold, a cached registration, is released once the transfer is posted.
  */
 static struct box_facts box_facts_of(const struct conn *c, const struct transfer *x, uint32_t *lkey,
                                      uint32_t *rkey, struct reg_entry **hold)
@@ -50,14 +51,13 @@ static struct box_facts box_facts_of(const struct conn *c, const struct transfer
     if (extent == SIZE_MAX)
         return f;
     bool contiguous = local_contiguous(x);
-    /* A get's buffer matters only as one run the server can write into; the user's own memory
-     * is not registered for it (rdma_path.c, landing_offset: through a bounce buffer the
-     * copies can be kept clear of 4 KiB aliasing, straight in they cannot). */
+    bool may_cache = route_register_local(extent);
+    /* A get's buffer matters only as one run the server can write into. */
     if (x->op == TRANSFER_GET) {
-        f.direct = contiguous && net_user_keys(x->local, extent, lkey, rkey);
+        f.direct = contiguous && net_local_keys(x->local, extent, may_cache, lkey, rkey, hold);
         return f;
     }
-    bool keys = net_local_keys(x->local, extent, lkey, rkey, hold);
+    bool keys = net_local_keys(x->local, extent, may_cache, lkey, rkey, hold);
     f.direct = x->op == TRANSFER_PUT && contiguous && keys;
     f.registered = keys;
     return f;

@@ -137,12 +137,6 @@ bool net_user_keys(const void *addr, size_t len, uint32_t *lkey, uint32_t *rkey)
     return true;
 }
 
-bool net_user_lkey(const void *addr, size_t len, uint32_t *lkey)
-{
-    uint32_t rkey;
-    return net_user_keys(addr, len, lkey, &rkey);
-}
-
 void net_dereg(struct net_mr *m)
 {
     if (!m)
@@ -162,17 +156,13 @@ void net_dereg(struct net_mr *m)
     free(m);
 }
 
-/* Below this copying wins: a 64 KiB GA patch put from registered memory takes the data
- * server's pull or in-place gather and ran at 0.3-0.8 of the same put copied (bench_ga_patch). */
-#define REG_CACHE_MIN_BYTES ((size_t)256 << 10)
-
-bool net_local_keys(const void *addr, size_t len, uint32_t *lkey, uint32_t *rkey,
+bool net_local_keys(const void *addr, size_t len, bool may_cache, uint32_t *lkey, uint32_t *rkey,
                     struct reg_entry **hold)
 {
     *hold = NULL;
     if (net_user_keys(addr, len, lkey, rkey))
         return true;
-    if (len < REG_CACHE_MIN_BYTES)
+    if (!may_cache)
         return false;
     *hold = reg_cache_keys(addr, len, lkey, rkey);
     return *hold != NULL;

@@ -29,6 +29,9 @@ static int (*works_in_flight)(void);
 /* Devices whose memory regions follow the process's mapping (reg_cache.h: why only those). */
 static bool follows_mapping(const char *provider)
 {
+#if ARMCI_MUTANT_IS(reg_cache_any_device)
+    return true;
+#endif
     return provider && !strcmp(provider, "softib");
 }
 
@@ -59,6 +62,9 @@ void reg_cache_fini(void)
 
 static struct reg_entry *lookup(uintptr_t a, uintptr_t end)
 {
+#if ARMCI_MUTANT_IS(reg_cache_start_only)
+    end = a + 1; /* an entry where the range starts is taken, however far the range goes */
+#endif
     for (int i = 0; i < capacity; i++)
         if (entries[i].mr && entries[i].start <= a && end <= entries[i].end)
             return &entries[i];

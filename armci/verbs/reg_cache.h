@@ -2,9 +2,10 @@
  * Registrations of user memory ARMCI did not allocate (GA's local arrays:
  * malloc'd, static, on the stack), kept for reuse, so that a large transfer
  * from or to such memory moves zero-copy like ARMCI_Malloc_local memory
- * instead of through bounce buffers (a copy per piece on this side). Used for
- * the source side of puts and accumulates; gets into such memory go through
- * bounce buffers (rdma_path.c, landing_offset: why).
+ * instead of through bounce buffers (a copy per piece on this side): puts
+ * and accumulates from it, and gets into it (the data server writes a
+ * packed run in place, or RDMA reads land there), from the size
+ * route_register_local names.
  *
  * Why it is safe to keep a registration of memory the user may free and
  * map again without telling us: only where the device follows the
@@ -12,10 +13,16 @@
  * registration. softib does (it records an address range and moves data
  * with process_vm_readv/writev on the current mapping), so a registration
  * of a range that was unmapped and mapped again reads and writes the new
- * pages. A pinning HCA would keep the old pages: there the cache is off
- * (catching free/munmap would need hooks into the allocator, which a
- * library loaded under GA cannot own reliably; on-demand-paging MRs would
- * be the way to enable it there).
+ * pages. A pinning device (an HCA, or rdma_rxe, whose kernel here has no
+ * on-demand paging) would keep the old pages: a get through a stale
+ * registration would land where nobody reads it. There the cache is off and
+ * the transfers copy through bounce buffers, several in flight. Catching
+ * free/munmap instead would need hooks on every way memory leaves a process
+ * (glibc's free unmaps, trims and madvises through internal calls no
+ * library can interpose; mremap, brk, MADV_DONTNEED), which a library loaded
+ * under GA cannot own reliably; on-demand-paging memory regions, which the
+ * kernel keeps in step with the page tables, are the way to enable it on
+ * an HCA.
  *
  * Entries are page-rounded ranges, at most ARMCI_REG_CACHE of them, the
  * least recently used dropped for a new one. A registration is only

@@ -4,6 +4,7 @@
 # ARMCI_VERBS=rdma-core, in one boot (meson suite rxe; needs
 # ../shared/tools/rxe-vm).
 #   tests/rxe/run-armci.sh [BUILD_DIR]      (default: build)
+# RXE_CASES="NAME..." runs only the cases of these names (one boot all the same).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-build}
@@ -17,9 +18,11 @@ vm_sees_build run-armci.sh "$build" "$top" || exit 2
 inner='cd '"$build"'
 export ARMCI_VERBS=rdma-core ARMCI_CONN_REPORT=0
 fails=0
+only=" '"${RXE_CASES:-}"' "
 run() { # NAME NP NODE_SIZE PROGRAM ARGS...
     name=$1 np=$2 ns=$3
     shift 3
+    case $only in "  " | *" $name "*) ;; *) return ;; esac
     if ARMCI_NODE_SIZE=$ns '"$top"'/tests/run-mpi.sh $np "$@" >/tmp/out 2>&1 && grep -q PASS /tmp/out; then
         echo "ok   $name"
     else
@@ -34,6 +37,8 @@ run msg-4x2 4 2 tests/common/test_msg
 run strided-3x1 3 1 tests/strided/test_strided 10
 run flag-3x1 3 1 tests/strided/test_flag 10
 run user-memory-4x2 4 2 tests/strided/test_user_memory 3
+# Gets into user memory mapped again at the same address: bounced here (rxe pins pages).
+run user-gets-2x1 2 1 tests/strided/test_user_gets 2
 run barrier-4x1 4 1 tests/barrier/test_barrier 200
 run lock-fifo-4x1 4 1 tests/internode/test_lock_fifo
 run chain-4x2 4 2 tests/internode/test_chain 3 600

@@ -7,7 +7,9 @@
 # variable set here is passed to all ranks (Open MPI forwards none by itself:
 # a rank that misses one runs a different program). Open MPI's own traffic stays on TCP over
 # eth0 so that the RDMA device carries only ours; TCP keepalive lets mpirun
-# notice a host that died within seconds instead of minutes.
+# notice a host that died within seconds instead of minutes (MH_KEEPALIVE_TIME
+# seconds of silence, 10 by default: a link flap longer than that must raise
+# it, or mpirun ends the job itself).
 np=$1 per_host=$2
 shift 2
 [ -n "${MH_HOSTFILE:-}" ] || { echo "mh-mpirun.sh: run inside the test cluster (tests/multihost/cluster.sh)" >&2; exit 2; }
@@ -20,5 +22,6 @@ exec mpirun --allow-run-as-root --hostfile "$MH_HOSTFILE" -np "$np" --map-by "pp
     --bind-to none --mca pml ob1 --mca btl self,vader,tcp --mca osc sm,pt2pt \
     --mca btl_vader_single_copy_mechanism none --mca mpi_yield_when_idle 1 \
     --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
-    --mca oob_tcp_keepalive_time 10 --mca oob_tcp_keepalive_intvl 2 --mca oob_tcp_keepalive_probes 3 \
+    --mca oob_tcp_keepalive_time "${MH_KEEPALIVE_TIME:-10}" --mca oob_tcp_keepalive_intvl 2 \
+    --mca oob_tcp_keepalive_probes 3 \
     $pass "$@"

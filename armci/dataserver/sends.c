@@ -31,7 +31,11 @@ static void send_done(struct server_conn *sc, const struct ibv_wc *wc)
                sc->client, ibv_wc_status_str(wc->status),
                cfg.recovery_timeout > 0 ? " until it connects anew" : "");
     sc->broken = true;
-    cm_server_tell_broken(sc->client);
+    /* A path that broke is set up anew by the client; a request it could not answer (a
+     * reply buffer it may not write) is that client's mistake, which it hears of itself. */
+    if (wc->status == IBV_WC_RETRY_EXC_ERR || wc->status == IBV_WC_LOC_QP_OP_ERR ||
+        wc->status == IBV_WC_WR_FLUSH_ERR)
+        cm_server_tell_broken(sc->client);
 }
 
 static void on_reply_sent(void *ctx, const struct ibv_wc *wc)

@@ -50,7 +50,8 @@ void cm_fini(void);
  */
 void cm_conn_reconnect(struct conn *c, int extra_wrs);
 
-/* The connection whose QP is qp, or NULL (asynchronous events name QPs). */
+/* The connection whose QP (or broken QP being replaced) is qp, or NULL (asynchronous events
+ * name QPs). */
 struct conn *cm_conn_by_qp(const struct ibv_qp *qp);
 
 /* Completions the manager may have in the client's CQ at once (its UD channel's send and

@@ -154,7 +154,7 @@ struct conn *conn_table_find_qp(const struct ibv_qp *qp)
 {
     struct conn *c;
     INTMAP_FOR_EACH(&conns, c)
-    if (c->qp == qp)
+    if (c->qp == qp || (qp && c->broken_qp == qp))
         return c;
     return NULL;
 }

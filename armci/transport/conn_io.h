@@ -74,7 +74,8 @@ struct conn_io {
     double broke_at;
     const char *broke_why;
     struct work *replay_marker; /* the wr_id of SENDs sent again, outside the accounting */
-    long replayed_locks;        /* lock requests sent again (told again that they wait) */
+    bool has_replayed;          /* requests were sent again on it (a lock told twice it waits) */
+    int breaks_in_a_row;        /* recoveries with no request completed since (a poisoned one) */
 
     /* Liveness (liveness.h). */
     bool probing;     /* a liveness probe is in flight */

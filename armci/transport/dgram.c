@@ -414,15 +414,23 @@ static void on_answers(void *ctx, const struct ud_sender *from, const void *byte
 
 /* ---- progress: deferred sends, timers ---- */
 
+/* How long a node's server may stay silent before it is lost: an outage the RC connections
+ * would be recovered from (ARMCI_RECOVERY_TIMEOUT) is waited out over UD too. */
+static double silence_limit(void)
+{
+    return cfg.recovery_timeout > cfg.hybrid_timeout ? cfg.recovery_timeout : cfg.hybrid_timeout;
+}
+
 static void retransmit(struct dgram_peer *p, double now)
 {
-    if (now - p->heard > cfg.hybrid_timeout) {
+    if (now - p->heard > silence_limit()) {
         char node[160];
         topo_describe_node(p->node, node, sizeof(node));
         armci_die(NULL,
                   "%s is lost: its data server answered nothing over UD for %.1f s while %u "
-                  "requests waited (ARMCI_HYBRID_TIMEOUT=%g)",
-                  node, now - p->heard, p->unsent - p->base, cfg.hybrid_timeout);
+                  "requests waited (ARMCI_HYBRID_TIMEOUT=%g, ARMCI_RECOVERY_TIMEOUT=%g)",
+                  node, now - p->heard, p->unsent - p->base, cfg.hybrid_timeout,
+                  cfg.recovery_timeout);
     }
     hybrid_stats.retransmissions++;
     send_range(p, p->base, p->unsent);

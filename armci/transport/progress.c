@@ -66,6 +66,8 @@ static int client_cq_bound(void)
 _Static_assert(SQ_SEND_BUDGET > 0 && REPLY_BUFS > 0 && SQ_SEND_BUDGET + REPLY_BUFS < (1 << 20),
                "client CQ terms out of range");
 
+static void check_async_events(void);
+
 void progress_init(void (*poll_hook)(void), int extra_cq_entries)
 {
     extra_entries = extra_cq_entries;
@@ -75,9 +77,8 @@ void progress_init(void (*poll_hook)(void), int extra_cq_entries)
     endpoint_on(&client_cq, WR_TAG_CONN, retire_on_send_completion, NULL);
     replies_init(&client_cq);
     after_poll = poll_hook;
+    recovery_init(check_async_events);
 }
-
-static void check_async_events(void);
 
 void progress_fini(void)
 {
@@ -178,12 +179,22 @@ static void check_async_events(void)
                         ev.event_type == IBV_EVENT_QP_REQ_ERR ||
                         ev.event_type == IBV_EVENT_QP_ACCESS_ERR ||
                         ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED;
-        struct conn *c = qp_error ? cm_conn_by_qp(ev.element.qp) : NULL;
+        struct ibv_qp *ev_qp = qp_error ? ev.element.qp : NULL;
+        struct conn *c = ev_qp ? cm_conn_by_qp(ev_qp) : NULL;
         enum ibv_event_type type = ev.event_type;
         ibv_ack_async_event(&ev);
         port_event(type);
-        if (c && (c->io->recovering || recovery_start(c, ibv_event_type_str(type), "a QP event")))
+        /* With recovery on, a QP of ours that went to the error state on its own (a fatal
+         * event; the last-WQE event of an SRQ-attached QP entering it, the only sign when
+         * nothing was posted) is set up anew; the old one of a connection being set up anew
+         * says nothing new. One that broke on an access error is this process's or its
+         * server's bug, named below. */
+        bool access_error = type == IBV_EVENT_QP_REQ_ERR || type == IBV_EVENT_QP_ACCESS_ERR;
+        if (c && !access_error && cfg.recovery_timeout > 0) {
+            if (!c->io->recovering && ev_qp == c->qp)
+                recovery_start(c, ibv_event_type_str(type), "a QP event");
             continue;
+        }
         if (c && c->io->outstanding > 0)
             armci_die(NULL,
                       "the connection to the data server of node %d failed (%s) with %d "

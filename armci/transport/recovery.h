@@ -21,6 +21,9 @@
 struct conn;
 struct work;
 
+/* `check_async_events` looks at the device's events (the progress engine's: an access error
+ * ends the job naming it) before a connection is set up anew. */
+void recovery_init(void (*check_async_events)(void));
 /* Whether a failed request's status means c broke in a way recovery mends. */
 bool recovery_mends(enum ibv_wc_status status);
 /* c's QP broke (`why`, `what` failed): starts its recovery. False if recovery is off (the

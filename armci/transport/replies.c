@@ -83,7 +83,7 @@ static void on_reply(void *ctx, const struct ibv_wc *wc)
     if (r.answers == 0 && r.status == DS_QUEUED && last->lock_queued) {
         /* A lock request sent again after its connection broke is told again that it waits
          * (with the credit its SEND took): anything else is the server's mistake. */
-        if (!c->io->replayed_locks)
+        if (!c->io->has_replayed)
             armci_warn("dropped a second queued notice for lock token %llx on QP %u",
                        (unsigned long long)r.token, wc->qp_num);
         return;

@@ -110,6 +110,8 @@ void work_complete(struct work *f)
     if (f->bounce)
         bounce_free(f->bounce);
     struct conn *c = f->conn;
+    if (f->fenced) /* an operation (not a probe) got through: the connection works again */
+        c->io->breaks_in_a_row = 0;
     work_not_fenced(f);
     c->io->outstanding--;
     c->io->updates_done += f->server_update;

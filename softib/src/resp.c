@@ -29,9 +29,27 @@ static uint32_t npkts(uint64_t len, uint32_t mtu)
 /* ---- RC ---- */
 
 /* The responder rejects the request and goes to the error state with us. */
+/* The responder's affiliated event for a request it refused, as an HCA raises it: an access
+ * violation, an invalid request, or (an operation it could not carry out) a fatal one. */
+static enum ibv_event_type nak_event(enum ibv_wc_status st)
+{
+    switch (st) {
+    case IBV_WC_REM_ACCESS_ERR:
+        return IBV_EVENT_QP_ACCESS_ERR;
+    case IBV_WC_REM_INV_REQ_ERR:
+        return IBV_EVENT_QP_REQ_ERR;
+    default:
+        return IBV_EVENT_QP_FATAL;
+    }
+}
+
 static enum sib_rc_verdict nak(struct sib_rc_op *op, enum ibv_wc_status st)
 {
-    sib_qp_to_err_locked(op->dest);
+    struct sib_fqp *d = op->dest;
+
+    /* The error's own event first, then (SRQ) the last-WQE one of entering ERR. */
+    sib_async_post(d->owner, nak_event(st), SIB_K_QP, d->qpn & (SIB_MAX_QP - 1), d->qpn);
+    sib_qp_to_err_locked(d);
     op->status = st;
     return SIB_RC_NAK;
 }

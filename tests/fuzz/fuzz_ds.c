@@ -297,7 +297,8 @@ static void serve_one(struct server_conn *sc, const uint8_t *bytes, size_t avail
                        own->status);
     }
     /* Gets write back, pulls read the client's data (recorded the same way): once, exactly. */
-    bool moves = rq.op == DS_GET_PACKED || rq.op == DS_GET_IOV || rq.op == DS_PUT_PULL;
+    bool moves = rq.op == DS_GET_PACKED || rq.op == DS_GET_IOV ||
+                 (rq.op == DS_PUT_PULL && !replaying); /* a replayed pull is answered only */
     if (!moves || !own || own->status != DS_OK) {
         FUZZ_CHECK(nwrites == 0, "op %d wrote back", rq.op);
         return;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # port-down-case.sh OUTCOME RUN_MPI NP RANK WINDOW PROGRAM [ARGS...]: runs PROGRAM on NP
-# processes with rank RANK's softib port down for WINDOW (AT_MS:FOR_MS, port-down.sh) and
-# checks the outcome:
+# processes with rank RANK's softib port down for WINDOW (AT_MS:FOR_MS, port-down.sh; RANK may
+# be a comma-separated list for `recovers`) and checks the outcome:
 #   survives  the job ends well (exit 0, no check=FAIL), and RANK said on stderr that its port
 #             went down and came back up, with how long it was down;
 #   recovers  the job ends well, and a connection broke and was set up anew (recovery.h);

@@ -178,8 +178,8 @@ fault_netem() {
         ssh "node$k" 'tc qdisc add dev eth0 root netem loss 10% duplicate 1% delay 5ms reorder 1%' ||
             echo "    tc netem failed on node$k"
     done
-    run_case "netem-loss10-rma-$L" 600 PASS ARMCI_CONNECT_TIMEOUT=60 -- "$b/tests/common/test_rma" 65536 10
-    run_case "netem-loss10-lu-$L" 600 check=PASS ARMCI_CONNECT_TIMEOUT=60 ARMCI_CONN_REPORT=1 -- "$b/apps/lu" -n 192 -b 24
+    run_case "netem-loss10-rma-$L" 900 PASS ARMCI_CONNECT_TIMEOUT=60 -- "$b/tests/common/test_rma" 65536 10
+    run_case "netem-loss10-lu-$L" 900 check=PASS ARMCI_CONNECT_TIMEOUT=60 ARMCI_CONN_REPORT=1 -- "$b/apps/lu" -n 192 -b 24
     for k in $(seq 1 "$hosts"); do ssh "node$k" 'tc qdisc del dev eth0 root' 2>/dev/null; done
 }
 
@@ -191,11 +191,15 @@ fault_poweroff() {
     #    mpirun's own exit (Open MPI's launcher waits for the dead host's daemon as long as
     #    TCP retransmits to it: it is killed after 60 s, and the note says so).
     log=$logs/poweroff.log
+    # Our bound is ARMCI_RECOVERY_TIMEOUT (60 s) after the break: mpirun's keepalive is raised
+    # above it, or mpirun ends the job first and nobody is named.
+    export MH_KEEPALIVE_TIME=90
     start_workload 600 900 "$log" || why="the job did not start within 300 s"
+    unset MH_KEEPALIVE_TIME
     grep -q "PASS steady" "$log" && why="the workload ended before the fault"
     local t0=$SECONDS error_at="" gone_at="" mpirun_at=""
     touch "$MH_CONTROL/poweroff-node2"
-    while [ $((SECONDS - t0)) -lt 120 ]; do
+    while [ $((SECONDS - t0)) -lt 150 ]; do
         [ -z "$error_at" ] && grep -q "ARMCI error (rank [0-9]*): node 1 (host node2" "$log" &&
             error_at=$((SECONDS - t0))
         [ -z "$gone_at" ] && ! pgrep -x test_node_loss >/dev/null && gone_at=$((SECONDS - t0))
@@ -208,7 +212,7 @@ fault_poweroff() {
         echo "    mpirun was still waiting for node2's daemon $((SECONDS - t0)) s after the power-off: killed"
     fi
     wait $job 2>/dev/null
-    [ -n "$gone_at" ] || why="${why:+$why; }node1's ranks still ran 120 s after the power-off: they hang"
+    [ -n "$gone_at" ] || why="${why:+$why; }node1's ranks still ran 150 s after the power-off: they hang"
     grep -q "PASS steady" "$log" && why="${why:+$why; }the job passed although a host died"
     grep -q "ARMCI error (rank [0-9]*): node 1 (host node2, .*) is lost" "$log" ||
         why="${why:+$why; }no error naming node 1 (host node2) as lost"

@@ -2,7 +2,7 @@
 # cluster.sh: boots a throw-away cluster of N hosts (QEMU VMs, each with its
 # own kernel, host name, /tmp, /dev/shm and pid namespace, and an rdma_rxe
 # device on a virtio NIC), joined by an Ethernet segment that exists only
-# between the QEMU processes (hub.py on 127.0.0.1: no bridge, tap or route
+# between the QEMU processes (hub.py on a Unix socket in the run's private directory: no bridge, tap or route
 # on this machine), with sshd on every host and keys made for this run; then
 # runs COMMAND on node1 as a user logged in there would, and stops them all.
 #
@@ -213,13 +213,10 @@ install -m 755 "$HERE/guest-stage2.sh" "$RUN/guest-stage2.sh"
 : > "$RUN/out"; : > "$RUN/err"
 
 # ------------------------------------------------------------------- the hub
-free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-PORTS=()
-for k in $(seq 1 "$NODES"); do PORTS+=("$(free_port)"); done
-/usr/bin/python3 "$HERE/hub.py" "$RUN/hub.port" "${PORTS[@]}" & HUB=$!
-for _ in $(seq 50); do [ -s "$RUN/hub.port" ] && break; sleep 0.1; done
-[ -s "$RUN/hub.port" ] || die "the hub did not start"
-HUB_PORT=$(cat "$RUN/hub.port")
+# A Unix socket in the run's private directory: the hosts' QEMU connect to it, no one else can.
+/usr/bin/python3 "$HERE/hub.py" "$RUN/hub.sock" "$NODES" & HUB=$!
+for _ in $(seq 50); do [ -S "$RUN/hub.sock" ] && break; sleep 0.1; done
+[ -S "$RUN/hub.sock" ] || die "the hub did not start"
 
 # ------------------------------------------------------------------ the hosts
 V9="security_model=none,multidevs=remap"
@@ -230,7 +227,7 @@ for k in $(seq 1 "$NODES"); do
 	qemu-system-x86_64 -machine pc -accel tcg,thread=multi -cpu max -m "$MEM" -smp "$SMP" \
 		-nodefaults -no-user-config -display none -monitor none -no-reboot \
 		-serial "file:$RUN/node$k.console" \
-		-netdev "dgram,id=net0,local.type=inet,local.host=127.0.0.1,local.port=${PORTS[$((k - 1))]},remote.type=inet,remote.host=127.0.0.1,remote.port=$HUB_PORT" \
+		-netdev "stream,id=net0,server=off,addr.type=unix,addr.path=$RUN/hub.sock" \
 		-device "virtio-net-pci,netdev=net0,mac=52:54:00:4d:48:$(printf %02x $((10 + k)))" \
 		-kernel "$KERNEL" -initrd "$INITRD" \
 		-append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off no_timer_check 8250.nr_uarts=1 rdinit=/init mh.node=$k" \

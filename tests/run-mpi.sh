@@ -75,7 +75,7 @@ fi
 session=$(mktemp -d "${TMPDIR:-/tmp}/armci-mpirun.XXXXXX") || exit 1
 trap 'rm -rf "$session"' EXIT INT TERM
 if [ "$launcher_family" = openmpi ]; then
-    export OMPI_MCA_pml=ob1 OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader,tcp} OMPI_MCA_osc=sm,pt2pt
+    export OMPI_MCA_pml=ob1 OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader,tcp} OMPI_MCA_osc=${OMPI_MCA_osc:-sm,pt2pt}
     export OMPI_MCA_btl_vader_single_copy_mechanism=none
     export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
     export OMPI_MCA_orte_tmpdir_base="$session"

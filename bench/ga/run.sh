@@ -6,6 +6,9 @@
 #   armci-mpi     GA over Debian's ARMCI-MPI (MPI RMA)
 #   mpi-pr        GA over its own MPI progress-rank runtime: a 5th process, the
 #                 progress rank of the one node, serves the other four
+#   armci-mpi-tcp, mpi-pr-tcp   the same with Open MPI's shared memory off
+#                 (btl self,tcp, osc pt2pt): the peers' nearest thing to a
+#                 network on one host (not in the default set)
 # Programs: GA's perf.x and perf2.x (bandwidth of get/put/acc by patch size),
 # bench/ga/ga_ops.c (NGA_Scatter/NGA_Gather/NGA_Read_inc rates), and GA test
 # programs that do real work (jacobi, mulmatpatchc, scan_copyc, testmatmultc,
@@ -24,7 +27,9 @@
 # Environment: GA_BENCH_REPS=3, GA_BENCH_PROGRAMS (names, default all above),
 # GA_BENCH_VARIANTS (default all four), RESULTS (the results folder),
 # GA_BENCH_OPCOUNT (programs counted, default "jacobi ga_lu test"; empty: none). The GA
-# builds come from scripts/build-ga.sh GA_BUILD_ONLY=1 (cached across runs).
+# builds come from scripts/build-ga.sh GA_BUILD_ONLY=1 (cached across runs), through
+# bench/ga/prepare.sh. The same programs between the hosts of the multi-host bed:
+# bench/ga/cross-host.sh.
 set -eu -o pipefail
 cd "$(dirname "$0")/../.."
 src=$(pwd)
@@ -35,38 +40,18 @@ out=$(cd "$out" && pwd)
 reps=${GA_BENCH_REPS:-3}
 programs=${GA_BENCH_PROGRAMS:-"launch ga_ops perf perf2 jacobi mulmatpatchc scan_copyc testmatmultc ga_lu test"}
 variants=${GA_BENCH_VARIANTS:-"odcm-1node odcm-2vnodes armci-mpi mpi-pr"}
-ga_src=${GA_SRC:-../shared/ga}
-
-build_of() { # MODE_FLAG...: the cache entry of that GA build (built if missing)
-    GA_BUILD_ONLY=1 ARMCI_LIB_DIR=$build/armci scripts/build-ga.sh "$@" "$ga_src" \
-        >"$out/logs/build-ga${1:+$1}.log" 2>&1 || {
-        tail -n 20 "$out/logs/build-ga${1:+$1}.log" >&2
-        echo "bench/ga/run.sh: building GA ($*) failed" >&2
-        exit 1
-    }
-    sed -n 's/^GA_BUILD=//p' "$out/logs/build-ga${1:+$1}.log"
-}
 declare -A ga
-for v in $variants; do
+kinds=$(for v in $variants; do
     case $v in
-    odcm-*) [ -n "${ga[odcm]:-}" ] || ga[odcm]=$(build_of) ;;
-    armci-mpi) ga[armci-mpi]=$(build_of --armci-mpi) ;;
-    mpi-pr) ga[mpi-pr]=$(build_of --mpi-pr) ;;
+    odcm-*) echo odcm ;;
+    armci-mpi | armci-mpi-tcp) echo armci-mpi ;;
+    mpi-pr | mpi-pr-tcp) echo mpi-pr ;;
     *) echo "bench/ga/run.sh: unknown variant $v" >&2 && exit 2 ;;
     esac
-done
-
-# ga_ops and the launch floor, compiled against each build's GA (its own flags).
-for kind in "${!ga[@]}"; do
-    cfg=${ga[$kind]}/install/bin/ga-config
-    # shellcheck disable=SC2046
-    mpicc -O2 -Wall -Wextra $("$cfg" --cppflags) bench/ga/ga_ops.c -o "$out/ga_ops.$kind" \
-        $("$cfg" --ldflags) $("$cfg" --libs) $("$cfg" --network_ldflags) \
-        $("$cfg" --network_libs) $("$cfg" --flibs)
-done
-printf '#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Finalize(); return 0; }\n' \
-    >"$out/launch.c"
-mpicc -O2 "$out/launch.c" -o "$out/launch"
+done | sort -u)
+# shellcheck disable=SC2086
+bench/ga/prepare.sh "$build" "$out" $kinds
+while read -r kind dir; do ga[$kind]=$dir; done <"$out/ga-builds.txt"
 
 {
     echo "date: $(date -Iseconds)"
@@ -82,12 +67,16 @@ export SOFTIB_FABRIC=armci-ga-bench-$$
 program_path() { # VARIANT PROGRAM
     local kind=${1%%-1node}
     kind=${kind%%-2vnodes}
+    kind=${kind%%-tcp}
     case $2 in
     launch) echo "$out/launch" ;;
     ga_ops) echo "$out/ga_ops.$kind" ;;
     *) echo "${ga[$kind]}/build/global/testing/$2.x" ;;
     esac
 }
+# The peers with Open MPI's shared memory off (point to point and RMA over TCP on
+# loopback): the nearest thing to a network on one host.
+no_shm=(OMPI_MCA_btl=self,tcp OMPI_MCA_osc=pt2pt)
 run_one() { # VARIANT PROGRAM REP: one timed run, a CSV row
     local v=$1 p=$2 rep=$3 np=4 prog env=() args=()
     prog=$(program_path "$v" "$p")
@@ -95,6 +84,8 @@ run_one() { # VARIANT PROGRAM REP: one timed run, a CSV row
     odcm-1node) env=(LD_LIBRARY_PATH=$build/armci ARMCI_NODE_SIZE=0) ;;
     odcm-2vnodes) env=(LD_LIBRARY_PATH=$build/armci ARMCI_NODE_SIZE=2) ;;
     mpi-pr) [ "$p" = launch ] || np=5 ;; # one progress rank for the one node
+    mpi-pr-tcp) env=("${no_shm[@]}") && { [ "$p" = launch ] || np=5; } ;;
+    armci-mpi-tcp) env=("${no_shm[@]}") ;;
     esac
     [ "$p" = ga_ops ] && args=("$v" 2000)
     local log=$out/logs/$p.$v.$rep.log t0 t1 status=0

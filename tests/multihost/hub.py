@@ -70,7 +70,7 @@ def main():
         try:
             sent = port.conn.send(port.outbuf)
         except BlockingIOError:
-            return
+            sent = 0  # the host reads slowly: wait until it can take more
         except OSError:
             drop(port)
             return

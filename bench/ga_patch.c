@@ -19,12 +19,13 @@
  *
  * Output CSV: impl,layout,variant,local,op,rows,cols,bytes,usec_per_op,MB_per_s
  * Usage: bench_ga_patch IMPL LAYOUT VARIANT
- * BENCH_CASES=LOCAL,OP,ROWS,COLS (a prefix, e.g. "malloc,get") keeps only the matching rows
- * (for profiling one case).
+ * BENCH_CASES=LOCAL,OP,ROWS,COLS (a prefix, e.g. "malloc,get"; several separated by ';')
+ * keeps only the matching rows (for profiling one case, or a short run between hosts).
  */
 #include <armci.h>
 #include <mpi.h>
 #include <sys/mman.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,19 @@ static double run(enum op op, double *local, double *remote, int rows, int cols,
 {
     static const enum patch_op as_patch[] = {PATCH_GET, PATCH_PUT, PATCH_ACC, PATCH_CONTIG_PUT};
     return patch_loop(as_patch[op], local, remote, rows, cols, REMOTE_LD, target, iters);
+}
+
+/* Whether `name` starts with one of the ';'-separated prefixes of `list`. */
+static bool listed_case(const char *list, const char *name)
+{
+    for (const char *p = list;; p++) {
+        size_t n = strcspn(p, ";");
+        if (n && !strncmp(name, p, n))
+            return true;
+        p += n;
+        if (!*p)
+            return false;
+    }
 }
 
 static int by_value(const void *a, const void *b)
@@ -120,7 +134,7 @@ int main(int argc, char **argv)
                     continue; /* the reference: registered memory only */
                 char name[64];
                 snprintf(name, sizeof(name), "%s,%s,%d,%d", kind_name[k], op_name[op], rows, cols);
-                if (only && strncmp(name, only, strlen(only)))
+                if (only && !listed_case(only, name))
                     continue;
                 if (me == 0) {
                     double t = median_time(op, kinds[k], seg[target], rows, cols, target);

@@ -32,7 +32,6 @@
 # bench/ga/cross-host.sh.
 set -eu -o pipefail
 cd "$(dirname "$0")/../.."
-src=$(pwd)
 build=$(cd "${1:-build}" && pwd)
 out=${RESULTS:-bench/results/ga-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out/logs"
@@ -76,13 +75,13 @@ program_path() { # VARIANT PROGRAM
 }
 # The peers with Open MPI's shared memory off (point to point and RMA over TCP on
 # loopback): the nearest thing to a network on one host.
-no_shm=(OMPI_MCA_btl=self,tcp OMPI_MCA_osc=pt2pt)
+no_shm=("OMPI_MCA_btl=self,tcp" "OMPI_MCA_osc=pt2pt")
 run_one() { # VARIANT PROGRAM REP: one timed run, a CSV row
     local v=$1 p=$2 rep=$3 np=4 prog env=() args=()
     prog=$(program_path "$v" "$p")
     case $v in
-    odcm-1node) env=(LD_LIBRARY_PATH=$build/armci ARMCI_NODE_SIZE=0) ;;
-    odcm-2vnodes) env=(LD_LIBRARY_PATH=$build/armci ARMCI_NODE_SIZE=2) ;;
+    odcm-1node) env=("LD_LIBRARY_PATH=$build/armci" ARMCI_NODE_SIZE=0) ;;
+    odcm-2vnodes) env=("LD_LIBRARY_PATH=$build/armci" ARMCI_NODE_SIZE=2) ;;
     mpi-pr) [ "$p" = launch ] || np=5 ;; # one progress rank for the one node
     mpi-pr-tcp) env=("${no_shm[@]}") && { [ "$p" = launch ] || np=5; } ;;
     armci-mpi-tcp) env=("${no_shm[@]}") ;;

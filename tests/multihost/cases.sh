@@ -225,32 +225,33 @@ fault_poweroff() {
     [ -z "$why" ] || tail -n 20 "$log" | sed 's/^/    /'
 }
 
+perftest_row() { # TOOL BYTES ITERS: perftest between node1 (client) and node2 (server), a row of $csv
+    local srv try out=$logs/$1-$2.txt
+    ssh node2 "timeout 120 $1 -d rxe0 -x 1 -s $2 -n $3 -F" >"$logs/$1-$2-server.txt" 2>&1 &
+    srv=$!
+    # The server starts over ssh, which takes seconds under emulation: retry the
+    # client until it reaches the server's port (perftest's own TCP exchange).
+    for try in $(seq 1 30); do
+        timeout 120 "$1" -d rxe0 -x 1 -s "$2" -n "$3" -F node2 >"$out" 2>&1 && break
+        grep -q "Couldn't connect" "$out" || break
+        sleep 2
+    done
+    wait $srv
+    # lat: t_typical (usec) of the row for this size; bw: BW average (MB/sec)
+    case $1 in
+    *_lat) awk -v s="$2" -v t="$1" '$1==s {print t "," s "," $5 ","; exit}' "$out" >>"$csv" ;;
+    *_bw) awk -v s="$2" -v t="$1" '$1==s {print t "," s ",," $4; exit}' "$out" >>"$csv" ;;
+    esac
+}
+
 # ---- speed against the raw device: perftest on the same pair, then ours (1 rank a host) ----
 speed_table() {
     local csv=$logs/speed.csv
     echo "what,bytes,usec,MB_per_s" >"$csv"
-    perf() { # TOOL BYTES ITERS: perftest between node1 (client) and node2 (server)
-        local srv try out=$logs/$1-$2.txt
-        ssh node2 "timeout 120 $1 -d rxe0 -x 1 -s $2 -n $3 -F" >"$logs/$1-$2-server.txt" 2>&1 &
-        srv=$!
-        # The server starts over ssh, which takes seconds under emulation: retry the
-        # client until it reaches the server's port (perftest's own TCP exchange).
-        for try in $(seq 1 30); do
-            timeout 120 "$1" -d rxe0 -x 1 -s "$2" -n "$3" -F node2 >"$out" 2>&1 && break
-            grep -q "Couldn't connect" "$out" || break
-            sleep 2
-        done
-        wait $srv
-        # lat: t_typical (usec) of the row for this size; bw: BW average (MB/sec)
-        case $1 in
-        *_lat) awk -v s="$2" -v t="$1" '$1==s {print t "," s "," $5 ","; exit}' "$out" >>"$csv" ;;
-        *_bw) awk -v s="$2" -v t="$1" '$1==s {print t "," s ",," $4; exit}' "$out" >>"$csv" ;;
-        esac
-    }
-    perf ib_write_lat 8 200
-    perf ib_read_lat 8 200
-    perf ib_write_bw 1048576 50
-    perf ib_read_bw 1048576 50
+    perftest_row ib_write_lat 8 200
+    perftest_row ib_read_lat 8 200
+    perftest_row ib_write_bw 1048576 50
+    perftest_row ib_read_bw 1048576 50
     BENCH_OPS=put,get,acc-dbl BENCH_SIZES=8,1048576 BENCH_MAX_ITERS=200 timeout -k 10 900 \
         "$mpirun_mh" 2 1 "$b/bench/bench_rma" odcm 1048576 cross-host >"$logs/bench_rma.csv" 2>"$logs/bench_rma.err"
     awk -F, 'NR>1 && $1=="odcm" {print "armci_" $3 "," $4 "," $6 "," $7}' "$logs/bench_rma.csv" >>"$csv"
@@ -270,6 +271,87 @@ speed_table() {
     ' "$csv" | tee -a "$csv"
     [ "$(grep -c '^ratio,' "$csv")" -eq 4 ] &&
         verdict "speed-table" "" || verdict "speed-table" "missing rows (see $logs)"
+}
+
+# ---- ours against its peers between the hosts (bench/ga/cross-host.sh runs this set and
+# gives MH_PEERS_OUT: the GA builds and programs of bench/ga/prepare.sh, and where the
+# rows go). ARMCI-MPI and GA's MPI-PR run over each of Open MPI's transports between the
+# hosts named in MH_PEERS_MPI ("tcp ucx"): tcp is ob1 over TCP on eth0; ucx is pml and
+# osc ucx over rxe0, with UCX_IB_GID_INDEX=0 (UCX 1.13's own choice, the IPv4 GID, never
+# gets a UD datagram through rxe0: its wire-up times out). Ours runs over rxe0 with its
+# MPI part on TCP. Every program runs for every variant, then the next program, the whole
+# round MH_PEERS_REPS times (5): medians of interleaved runs. ----
+peers_run() { # VARIANT PROGRAM REP: one timed run, rows of ga-wall.csv (and rma.csv, patch.csv)
+    local v=$1 p=$2 rep=$3 np=4 per=2 prog env=() args=() log kind=${1%-*}
+    log=$peers_out/logs/$p.$v.$rep.log
+    case $v in
+    odcm) kind=odcm env=("LD_LIBRARY_PATH=$b/armci") ;;
+    *-ucx) env=(MH_MPI=ucx UCX_IB_GID_INDEX=0) ;;
+    esac
+    case $p in
+    launch) prog=$peers_out/launch ;;
+    rma) # 8 B latency and 1 MiB bandwidth, one rank a host
+        [ "$kind" = mpi-pr ] && return 0 # no ARMCI-level program of its own
+        np=2 per=1 prog=$b/bench/bench_rma args=("$v" 1048576 cross-host)
+        [ "$kind" = armci-mpi ] && prog=$b/bench/bench_rma_armci_mpi
+        env+=("BENCH_OPS=put,get,acc-dbl" "BENCH_SIZES=8,1048576" BENCH_MAX_ITERS=60) ;;
+    patch) # GA's 2-D 2 MiB patch get into malloc'd and registered memory (perf.x's shape), rank 0 and 3
+        [ "$kind" = mpi-pr ] && return 0
+        prog=$b/bench/bench_ga_patch args=("$v" cross-host default)
+        [ "$kind" = armci-mpi ] && prog=$b/bench/bench_ga_patch_armci_mpi
+        env+=("BENCH_CASES=malloc,get,512,512;registered,get,512,512") ;;
+    ga_ops) prog=$peers_out/ga_ops.$kind args=("$v" 300) ;;
+    *) prog=${peers_ga[$kind]}/build/global/testing/$p.x ;;
+    esac
+    # MPI-PR: one progress rank a host besides the compute ranks
+    [ "$kind" = mpi-pr ] && [ "$p" != launch ] && np=6 per=3
+    local t0 t1 status=0
+    t0=$(date +%s.%N)
+    env "${env[@]}" timeout -k 10 900 "$mpirun_mh" "$np" "$per" "$prog" "${args[@]}" >"$log" 2>&1 || status=$?
+    t1=$(date +%s.%N)
+    [ "$v" = odcm ] && [ $status = 0 ] && [ "$p" != launch ] &&
+        [ "$(grep -c 'verbs provider rdma-core: device rxe0' "$log")" -ne "$np" ] && status=rxe0
+    echo "$v,$p,$np,$rep,$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}'),$status" >>"$peers_out/ga-wall.csv"
+    case $p in
+    rma) awk -F, -v v="$v" -v r="$rep" '$2 == "cross-host" {print v "," r "," $0}' "$log" >>"$peers_out/rma.csv" ;;
+    patch) awk -F, -v v="$v" -v r="$rep" '$2 == "cross-host" {print v "," r "," $0}' "$log" >>"$peers_out/patch.csv" ;;
+    esac
+    [ $status = 0 ] || { peers_failed="$peers_failed $p/$v/$rep"; tail -n 5 "$log" | sed 's/^/    /'; }
+}
+peers_table() {
+    peers_out=${MH_PEERS_OUT:-}
+    [ -s "$peers_out/ga-builds.txt" ] || { verdict peers "no MH_PEERS_OUT: run it with bench/ga/cross-host.sh"; return; }
+    local reps=${MH_PEERS_REPS:-5} programs=${MH_PEERS_PROGRAMS:-launch rma patch ga_ops jacobi ga_lu test}
+    local variants="odcm" t
+    for t in ${MH_PEERS_MPI:-tcp ucx}; do variants="$variants armci-mpi-$t mpi-pr-$t"; done
+    peers_failed=""
+    declare -gA peers_ga
+    local kind dir rep p v
+    while read -r kind dir; do peers_ga[$kind]=$dir; done <"$peers_out/ga-builds.txt"
+    local csv=$peers_out/raw.csv
+    echo "what,bytes,usec,MB_per_s" >"$csv"
+    # rxe's own counters (retransmissions, sequence errors) before and after, both hosts
+    for k in 1 2; do ssh "node$k" 'cd /sys/class/infiniband/rxe0/ports/1/hw_counters && grep . *' \
+        >"$peers_out/logs/rxe-counters-node$k.before" 2>&1; done
+    perftest_row ib_write_lat 8 200
+    perftest_row ib_read_lat 8 200
+    perftest_row ib_write_bw 1048576 50
+    perftest_row ib_read_bw 1048576 50
+    echo "variant,program,processes,rep,seconds,status" >"$peers_out/ga-wall.csv"
+    echo "variant,rep,impl,layout,op,bytes,iterations,usec_per_op,MB_per_s" >"$peers_out/rma.csv"
+    echo "variant,rep,impl,layout,variant_,local,op,rows,cols,bytes,usec_per_op,MB_per_s" >"$peers_out/patch.csv"
+    echo "peers: variants $variants" >"$peers_out/peers-info.txt"
+    for rep in $(seq 1 "$reps"); do
+        for p in $programs; do
+            for v in $variants; do
+                peers_run "$v" "$p" "$rep"
+            done
+        done
+        echo "peers: round $rep of $reps done at $(date +%T)"
+    done
+    for k in 1 2; do ssh "node$k" 'cd /sys/class/infiniband/rxe0/ports/1/hw_counters && grep . *' \
+        >"$peers_out/logs/rxe-counters-node$k.after" 2>&1; done
+    verdict peers "${peers_failed:+failed runs:$peers_failed}"
 }
 
 # ---- Slurm (cluster.sh -S, which run.sh asks for when the set is slurm): jobs started by
@@ -572,6 +654,7 @@ slurm-salloc) slurm_mca; slurm_salloc ;;
 linkflap) fault_linkflap ;;
 netem) fault_netem ;;
 speed) speed_table ;;
+peers) peers_table ;;
 poweroff) fault_poweroff ;;
 *)
     echo "cases.sh: unknown set $part" >&2; exit 2 ;;

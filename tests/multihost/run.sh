@@ -16,7 +16,7 @@ case $build in /*) ;; *) build=$top/$build ;; esac
 build=$(cd "$build" && pwd -P)
 # What the sets run on the hosts besides the bed itself (packages: scripts/deps.txt).
 case +$set_name+ in
-*+faults+* | *+speed+*)
+*+faults+* | *+speed+* | *+peers+*)
     "$top/scripts/check-programs.sh" ib_write_lat ib_read_lat ib_write_bw ib_read_bw tc || exit 125 ;;
 *+netem+*) "$top/scripts/check-programs.sh" tc || exit 125 ;;
 esac
@@ -36,4 +36,6 @@ cpus=2
 exec "$top/tests/multihost/cluster.sh" -n "$hosts" -s "$cpus" -m 1024 -t "${MH_TIMEOUT:-3000}" $slurm \
     -C "$top" $share_build -e "MH_LOGS=$logs" -e "MH_PER_HOST=${MH_PER_HOST:-}" \
     ${MH_GA_TESTX:+-e "MH_GA_TESTX=$MH_GA_TESTX"} \
+    ${MH_PEERS_OUT:+-e "MH_PEERS_OUT=$MH_PEERS_OUT" -e "MH_PEERS_REPS=${MH_PEERS_REPS:-}"} \
+    ${MH_PEERS_OUT:+-e "MH_PEERS_MPI=${MH_PEERS_MPI:-}" -e "MH_PEERS_PROGRAMS=${MH_PEERS_PROGRAMS:-}"} \
     -- "$top/tests/multihost/cases.sh" "$set_name" "$build"

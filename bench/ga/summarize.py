@@ -170,7 +170,8 @@ def read_rows(path):
 def cross_host(out):
     """bench/ga/cross-host.sh's tables: medians (min-max) over the interleaved rounds."""
     wall, failed = defaultdict(list), defaultdict(int)
-    for r in read_rows(out / "ga-wall.csv"):
+    runs = read_rows(out / "ga-wall.csv")
+    for r in runs:
         if r["status"] == "0":
             wall[(r["program"], r["variant"])].append(float(r["seconds"]))
         else:
@@ -180,7 +181,7 @@ def cross_host(out):
     info = out / "peers-info.txt"
     if info.exists():
         print(info.read_text().strip().replace("peers: ", "") + "\n")
-    present = {r["variant"] for r in read_rows(out / "ga-wall.csv")}
+    present = {r["variant"] for r in runs}
     cols = [c for c in CROSS if c in present]
     print("| row | " + " | ".join(CROSS[c] for c in cols) + " | raw rxe0 | ours / best other |")
     print("|---" * (len(cols) + 3) + "|")

@@ -225,8 +225,10 @@ fault_poweroff() {
     [ -z "$why" ] || tail -n 20 "$log" | sed 's/^/    /'
 }
 
-perftest_row() { # TOOL BYTES ITERS: perftest between node1 (client) and node2 (server), a row of $csv
-    local srv try out=$logs/$1-$2.txt
+perftest_row() { # CSV TOOL BYTES ITERS: perftest between node1 (client) and node2 (server), a row of CSV
+    local csv=$1 srv try out
+    shift
+    out=$logs/$1-$2.txt
     ssh node2 "timeout 120 $1 -d rxe0 -x 1 -s $2 -n $3 -F" >"$logs/$1-$2-server.txt" 2>&1 &
     srv=$!
     # The server starts over ssh, which takes seconds under emulation: retry the
@@ -243,15 +245,18 @@ perftest_row() { # TOOL BYTES ITERS: perftest between node1 (client) and node2 (
     *_bw) awk -v s="$2" -v t="$1" '$1==s {print t "," s ",," $4; exit}' "$out" >>"$csv" ;;
     esac
 }
+perftest_rows() { # CSV: the raw device's 8 B latency and 1 MiB bandwidth, write and read
+    echo "what,bytes,usec,MB_per_s" >"$1"
+    perftest_row "$1" ib_write_lat 8 200
+    perftest_row "$1" ib_read_lat 8 200
+    perftest_row "$1" ib_write_bw 1048576 50
+    perftest_row "$1" ib_read_bw 1048576 50
+}
 
 # ---- speed against the raw device: perftest on the same pair, then ours (1 rank a host) ----
 speed_table() {
     local csv=$logs/speed.csv
-    echo "what,bytes,usec,MB_per_s" >"$csv"
-    perftest_row ib_write_lat 8 200
-    perftest_row ib_read_lat 8 200
-    perftest_row ib_write_bw 1048576 50
-    perftest_row ib_read_bw 1048576 50
+    perftest_rows "$csv"
     BENCH_OPS=put,get,acc-dbl BENCH_SIZES=8,1048576 BENCH_MAX_ITERS=200 timeout -k 10 900 \
         "$mpirun_mh" 2 1 "$b/bench/bench_rma" odcm 1048576 cross-host >"$logs/bench_rma.csv" 2>"$logs/bench_rma.err"
     awk -F, 'NR>1 && $1=="odcm" {print "armci_" $3 "," $4 "," $6 "," $7}' "$logs/bench_rma.csv" >>"$csv"
@@ -313,8 +318,7 @@ peers_run() { # VARIANT PROGRAM REP: one timed run, rows of ga-wall.csv (and rma
         [ "$(grep -c 'verbs provider rdma-core: device rxe0' "$log")" -ne "$np" ] && status=rxe0
     echo "$v,$p,$np,$rep,$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}'),$status" >>"$peers_out/ga-wall.csv"
     case $p in
-    rma) awk -F, -v v="$v" -v r="$rep" '$2 == "cross-host" {print v "," r "," $0}' "$log" >>"$peers_out/rma.csv" ;;
-    patch) awk -F, -v v="$v" -v r="$rep" '$2 == "cross-host" {print v "," r "," $0}' "$log" >>"$peers_out/patch.csv" ;;
+    rma | patch) awk -F, -v v="$v" -v r="$rep" '$2 == "cross-host" {print v "," r "," $0}' "$log" >>"$peers_out/$p.csv" ;;
     esac
     [ $status = 0 ] || { peers_failed="$peers_failed $p/$v/$rep"; tail -n 5 "$log" | sed 's/^/    /'; }
 }
@@ -328,15 +332,10 @@ peers_table() {
     declare -gA peers_ga
     local kind dir rep p v
     while read -r kind dir; do peers_ga[$kind]=$dir; done <"$peers_out/ga-builds.txt"
-    local csv=$peers_out/raw.csv
-    echo "what,bytes,usec,MB_per_s" >"$csv"
     # rxe's own counters (retransmissions, sequence errors) before and after, both hosts
     for k in 1 2; do ssh "node$k" 'cd /sys/class/infiniband/rxe0/ports/1/hw_counters && grep . *' \
         >"$peers_out/logs/rxe-counters-node$k.before" 2>&1; done
-    perftest_row ib_write_lat 8 200
-    perftest_row ib_read_lat 8 200
-    perftest_row ib_write_bw 1048576 50
-    perftest_row ib_read_bw 1048576 50
+    perftest_rows "$peers_out/raw.csv"
     echo "variant,program,processes,rep,seconds,status" >"$peers_out/ga-wall.csv"
     echo "variant,rep,impl,layout,op,bytes,iterations,usec_per_op,MB_per_s" >"$peers_out/rma.csv"
     echo "variant,rep,impl,layout,variant_,local,op,rows,cols,bytes,usec_per_op,MB_per_s" >"$peers_out/patch.csv"

@@ -34,6 +34,11 @@ static inline double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* A retransmission timer that fires this long after its deadline means that no thread drove
+ * progress meanwhile (the process was computing, or in MPI): the silence before it is not the
+ * peer's, and a timeout counts anew from then. Waiting threads poll every few milliseconds. */
+#define TIMER_AWAY_SECONDS 0.5
+
 /* Pause inside a spin-wait: lets the other hyperthread/process run. */
 static inline void cpu_relax(void)
 {

@@ -52,6 +52,8 @@ struct conn {
     double next_retry; /* retransmission deadline */
     double rto;        /* current retransmission timeout */
     int retries;
+    double silent_since; /* the timeout counts from here: the setup's start, or our return
+                            from a time away (TIMER_AWAY_SECONDS) */
 
     /* The transport's state of this connection (transport/conn_io.h), set by its on_insert
      * callback. The manager never reads it: it asks through cm_client_env. */

@@ -52,6 +52,10 @@
 #include "verbs/qp_pool.h"
 
 #define MAX_RTO 0.1 /* back-off stops doubling at 100 ms */
+/* A slow device's smoothed setup time may stretch the timeout past MAX_RTO, never past this
+ * (nor past a quarter of the timeouts): a setup measured across a time away from progress
+ * must not leave a lost datagram unrepeated until the job's timeout. */
+#define RTO_CEILING 1.0
 
 static struct ud_endpoint cud;
 static struct qp_pool *pool;     /* overlap protocol: the client's QPs, made ahead */
@@ -67,6 +71,9 @@ static double srtt;
 /* Karn: after a retransmission, new attempts start from the backed-off timeout until a
  * setup completes without one (a loaded host answers late; do not flood it). */
 static double backed_off_rto;
+/* When progress last looked at the timers: a setup that ended after a longer time away
+ * (TIMER_AWAY_SECONDS) measured our absence, not the server, and is no sample. */
+static double progressed_at;
 
 static void on_server_datagram(void *ctx, const struct ud_sender *from, const struct cm_msg *m);
 static void finish_if_ready(struct conn *c);
@@ -152,11 +159,19 @@ static void send_pending_steps(struct conn *c)
         send_to_server(c, CM_RTU, true);
 }
 
+static double rto_ceiling(void)
+{
+    double timeout = cfg.connect_timeout;
+    if (cfg.recovery_timeout > 0)
+        timeout = MIN(timeout, cfg.recovery_timeout);
+    return MAX(cfg.connect_rto, MIN(RTO_CEILING, timeout / 4));
+}
+
 static void watch(struct conn *c)
 {
-    c->setup_begin = now_seconds();
+    c->setup_begin = c->silent_since = progressed_at = now_seconds();
     c->retries = 0;
-    c->rto = MAX(MAX(cfg.connect_rto, 2 * srtt), backed_off_rto);
+    c->rto = MIN(MAX(MAX(cfg.connect_rto, 2 * srtt), backed_off_rto), rto_ceiling());
     c->next_retry = c->setup_begin + c->rto;
     GROW_FOR_ONE(connecting, nconnecting, capconnecting, 8, xrealloc);
     connecting[nconnecting++] = c;
@@ -252,7 +267,7 @@ static void finish_if_ready(struct conn *c)
     }
     client_conn_ready(c);
     report_setup_done(c);
-    if (c->retries == 0) {
+    if (c->retries == 0 && now_seconds() - progressed_at < TIMER_AWAY_SECONDS) {
         double t = c->setup_end - c->setup_begin;
         srtt = srtt > 0 ? 0.75 * srtt + 0.25 * t : t;
         backed_off_rto = 0;
@@ -400,13 +415,16 @@ int ondemand_progress(void)
     if (!nconnecting)
         return events;
     double now = now_seconds();
+    progressed_at = now;
     for (int i = 0; i < nconnecting; i++) {
         struct conn *c = connecting[i];
         if (now < c->next_retry)
             continue;
-        if (c->recovering && now - c->setup_begin > cfg.recovery_timeout)
+        if (now - c->next_retry > TIMER_AWAY_SECONDS)
+            c->silent_since = now; /* we were away: an answer lost meanwhile is asked again */
+        if (c->recovering && now - c->silent_since > cfg.recovery_timeout)
             node_lost(c);
-        if (!c->recovering && now - c->setup_begin > cfg.connect_timeout)
+        if (!c->recovering && now - c->silent_since > cfg.connect_timeout)
             armci_die(NULL,
                       "no answer from the data server of node %d (rank %d) within "
                       "ARMCI_CONNECT_TIMEOUT=%g s after %d retransmissions: is the node alive?",
@@ -417,7 +435,7 @@ int ondemand_progress(void)
             send_pending_steps(c);
         c->retries++;
         report_retransmission();
-        c->rto = MIN(2 * c->rto, MAX(MAX_RTO, 4 * srtt));
+        c->rto = MIN(MIN(2 * c->rto, MAX(MAX_RTO, 4 * srtt)), rto_ceiling());
         backed_off_rto = MAX(backed_off_rto, c->rto);
         c->next_retry = now + c->rto;
     }

@@ -53,12 +53,14 @@ struct dgram_peer {
     uint32_t cap;             /* slots: grows up to the window */
     struct dgram_slot *slots; /* by number modulo cap */
     double srtt, rttvar, rto;
-    double deadline; /* when the unanswered ones are sent again; 0: none */
-    double heard;    /* when its server last sent us anything (or we started waiting) */
-    long ops;        /* operations sent over UD so far */
-    int fenced;      /* unanswered requests a fence waits for (a lock's grant may wait for our
-                        own unlock, which a fence before it must not hold up) */
-    bool busy;       /* in the busy list */
+    double deadline;     /* when the unanswered ones are sent again; 0: none */
+    double silent_since; /* its server's last datagram, the first send of what we wait for,
+                            or our return from a time away (TIMER_AWAY_SECONDS): the silence
+                            counts from the latest */
+    long ops;            /* operations sent over UD so far */
+    int fenced;          /* unanswered requests a fence waits for (a lock's grant may wait for our
+                            own unlock, which a fence before it must not hold up) */
+    bool busy;           /* in the busy list */
 };
 
 static bool on;
@@ -68,7 +70,10 @@ static struct intmap peers;   /* node -> struct dgram_peer */
 static struct dgram_peer **busy;
 static int nbusy, capbusy;
 static int fenced_total; /* unanswered requests fences wait for: all but lock requests */
-static uint8_t *out;     /* the datagram being built */
+/* When progress last ran with requests outstanding: an answer taken after a longer time away
+ * (TIMER_AWAY_SECONDS) measured our absence, not the round trip, and is no RTT sample. */
+static double polled_at;
+static uint8_t *out; /* the datagram being built */
 static size_t datagram;
 
 int dgram_client_cq_entries(void)
@@ -199,8 +204,11 @@ static void flush(struct dgram_peer *p)
     if (p->unsent == p->next_seq)
         return;
     p->unsent = send_range(p, p->unsent, p->next_seq);
-    if (!p->deadline && p->unsent != p->base)
-        p->deadline = now_seconds() + p->rto;
+    if (!p->deadline && p->unsent != p->base) {
+        /* The silence counts from the first send of what we wait for. */
+        p->silent_since = polled_at = now_seconds();
+        p->deadline = p->silent_since + p->rto;
+    }
 }
 
 /* Bytes of the requests of p not sent yet. */
@@ -224,8 +232,6 @@ static struct dgram_slot *slot_new(struct dgram_peer *p, uint8_t op, const struc
     }
     if (p->next_seq - p->base >= p->cap)
         grow_slots(p);
-    if (p->base == p->next_seq)
-        p->heard = now_seconds(); /* silence counts from the first request we wait for */
     struct dgram_slot *sl = slot_at(p, p->next_seq);
     *sl = (struct dgram_slot){.rq = {.seq = p->next_seq,
                                      .op = op,
@@ -345,7 +351,7 @@ static void answered(struct dgram_peer *p, struct dgram_slot *sl, const struct d
         memcpy(sl->dest, data, sl->rq.len);
     if (sl->result)
         *sl->result = sl->rq.len == sizeof(int) ? (int64_t)(int32_t)a->value : a->value;
-    if (sl->sends == 1 && !sl->queued)
+    if (sl->sends == 1 && !sl->queued && now_seconds() - polled_at < TIMER_AWAY_SECONDS)
         rtt_sample(p, now_seconds() - sl->sent_at);
     free(sl->payload);
     sl->payload = NULL;
@@ -388,7 +394,7 @@ static void on_answers(void *ctx, const struct ud_sender *from, const void *byte
         refuse(from, "not sent by the data server of the node it names");
         return;
     }
-    p->heard = now_seconds();
+    p->silent_since = now_seconds();
     const uint8_t *at = (const uint8_t *)bytes + sizeof(h);
     size_t left = len - sizeof(h);
     for (int i = 0; i < h.count && left >= sizeof(struct dgram_answer); i++) {
@@ -423,13 +429,15 @@ static double silence_limit(void)
 
 static void retransmit(struct dgram_peer *p, double now)
 {
-    if (now - p->heard > silence_limit()) {
+    if (now - p->deadline > TIMER_AWAY_SECONDS)
+        p->silent_since = now; /* we were away: what was lost meanwhile is sent again first */
+    if (now - p->silent_since > silence_limit()) {
         char node[160];
         topo_describe_node(p->node, node, sizeof(node));
         armci_die(NULL,
                   "%s is lost: its data server answered nothing over UD for %.1f s while %u "
                   "requests waited (ARMCI_HYBRID_TIMEOUT=%g, ARMCI_RECOVERY_TIMEOUT=%g)",
-                  node, now - p->heard, p->unsent - p->base, cfg.hybrid_timeout,
+                  node, now - p->silent_since, p->unsent - p->base, cfg.hybrid_timeout,
                   cfg.recovery_timeout);
     }
     hybrid_stats.retransmissions++;
@@ -442,6 +450,8 @@ static int progress(void)
 {
     int n = endpoint_poll(&sends);
     double now = 0;
+    if (nbusy > 0)
+        polled_at = now = now_seconds();
     for (int i = 0; i < nbusy; i++) {
         struct dgram_peer *p = busy[i];
         flush(p);

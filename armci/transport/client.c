@@ -15,7 +15,7 @@
 
 void client_init(void)
 {
-    route_init(vdev.provider);
+    route_init(vdev.kind);
     /* The layers below the progress engine wait through it; it posts what waited for a
      * connection through the connection queue, above it. */
     sq_init(progress_wait);

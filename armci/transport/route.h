@@ -25,10 +25,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "verbs/device.h"
+
 struct transfer;
 
-/* Picks the model's constants for the device in use (verbs provider name). */
-void route_init(const char *provider);
+/* Picks the model's constants for the kind of device in use. */
+void route_init(enum device_kind kind);
 
 /*
  * True: x (a put or get with levels > 0) goes through the data server.

@@ -10,7 +10,20 @@
 #include "core/error.h"
 #include "verbs/provider.h"
 
+/* The vendor ids the kernel's software devices report (rxe_param.h, siw.h). */
+#define RXE_VENDOR_ID 0xffffff
+#define SIW_VENDOR_ID 0x626d74
+
 struct verbs_device vdev;
+
+static enum device_kind device_kind_of(const char *provider, const struct ibv_device_attr *attr)
+{
+    if (!strcmp(provider, "softib"))
+        return DEVICE_SOFTIB;
+    if (attr->vendor_id == RXE_VENDOR_ID || attr->vendor_id == SIW_VENDOR_ID)
+        return DEVICE_KERNEL;
+    return DEVICE_HCA;
+}
 
 static bool gid_is_zero(const union ibv_gid *gid)
 {
@@ -103,6 +116,7 @@ void verbs_device_open(void)
     ibv_free_device_list(list);
     if (ibv_query_device(vdev.ctx, &vdev.attr))
         armci_die("ARMCI_Init", "ibv_query_device(%s) failed: %s", vdev.name, strerror(errno));
+    vdev.kind = device_kind_of(vdev.provider, &vdev.attr);
 
     vdev.port = (uint8_t)cfg.port;
     struct ibv_port_attr pattr;
@@ -132,12 +146,13 @@ void verbs_device_open(void)
     if (!vdev.pd)
         armci_die("ARMCI_Init", "ibv_alloc_pd(%s) failed: %s", vdev.name, strerror(errno));
 
+    const char *kind = vdev.kind == DEVICE_KERNEL ? " (software: the kernel does its work)" : "";
     if (vdev.use_grh)
-        armci_log("verbs provider %s: device %s port %d, addressing by GID index %d (RoCE)",
-                  vdev.provider, vdev.name, vdev.port, vdev.gid_index);
+        armci_log("verbs provider %s: device %s%s port %d, addressing by GID index %d (RoCE)",
+                  vdev.provider, vdev.name, kind, vdev.port, vdev.gid_index);
     else
-        armci_log("verbs provider %s: device %s port %d, addressing by LID %u (InfiniBand)",
-                  vdev.provider, vdev.name, vdev.port, vdev.lid);
+        armci_log("verbs provider %s: device %s%s port %d, addressing by LID %u (InfiniBand)",
+                  vdev.provider, vdev.name, kind, vdev.port, vdev.lid);
 }
 
 bool verbs_next_async_event(struct ibv_async_event *ev)

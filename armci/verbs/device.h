@@ -10,9 +10,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Who does the device's work: the route's cost model prices each apart (transport/route.c). */
+enum device_kind {
+    DEVICE_HCA,    /* a NIC: a chained work request costs it well under a microsecond */
+    DEVICE_SOFTIB, /* softib: the posting process moves every work request */
+    DEVICE_KERNEL, /* rdma_rxe, siw: the kernels of both hosts packetize every work request */
+};
+
 struct verbs_device {
     const char *provider; /* "rdma-core" or "softib" */
     char name[64];
+    enum device_kind kind;
     struct ibv_context *ctx;
     struct ibv_pd *pd;
     struct ibv_device_attr attr;

@@ -449,17 +449,14 @@ static void retransmit(struct dgram_peer *p, double now)
 static int progress(void)
 {
     int n = endpoint_poll(&sends);
-    double now = 0;
+    double now = nbusy > 0 ? now_seconds() : 0;
     if (nbusy > 0)
-        polled_at = now = now_seconds();
+        polled_at = now;
     for (int i = 0; i < nbusy; i++) {
         struct dgram_peer *p = busy[i];
         flush(p);
-        if (p->deadline) {
-            now = now ? now : now_seconds();
-            if (now >= p->deadline)
-                retransmit(p, now);
-        }
+        if (p->deadline && now >= p->deadline)
+            retransmit(p, now);
         if (p->base == p->next_seq) {
             p->busy = false;
             busy[i--] = busy[--nbusy];

@@ -37,12 +37,13 @@ struct route_costs {
  */
 static const struct route_costs softib_costs = {0.45, 0.45, 10000, 1.5, 9.0, 9000, 20000};
 static const struct route_costs hca_costs = {0.05, 0.05, 12000, 3.0, 9.0, 6000, 15000};
-static const struct route_costs kernel_costs = {0.05, 0.45, 12000, 3.0, 9.0, 6000, 15000};
 static struct route_costs costs;
 
 void route_init(enum device_kind kind)
 {
-    costs = kind == DEVICE_SOFTIB ? softib_costs : kind == DEVICE_KERNEL ? kernel_costs : hca_costs;
+    costs = kind == DEVICE_SOFTIB ? softib_costs : hca_costs;
+    if (kind == DEVICE_KERNEL) /* an HCA's, but a vector's segment as softib's */
+        costs.rdma_segment_us = softib_costs.rdma_segment_us;
 }
 
 bool route_via_server(const struct transfer *x, size_t pieces, bool in_place)

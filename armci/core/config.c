@@ -54,7 +54,7 @@ const struct config_entry config_table[] = {
      "log library, layout, device and configuration on stderr"},
     {"ARMCI_SEND_WQES", CFG_INT, FIELD(send_wqes), "64", 4, 1L << 14, NULL, false,
      "send-queue depth of every client QP"},
-    {"ARMCI_SERVER_CREDITS", CFG_INT, FIELD(server_credits), "8", 1, 1024, NULL, false,
+    {"ARMCI_SERVER_CREDITS", CFG_INT, FIELD(server_credits), "32", 1, 1024, NULL, false,
      "SENDs a client may have outstanding at one data server (several small updates may share "
      "one)"},
     {"ARMCI_SERVER_BUFS", CFG_INT, FIELD(server_bufs), "128", 4, 1L << 16, NULL, false,

@@ -737,7 +737,7 @@ static long max_over_ranks(long x)
 static int thread_limit(void)
 {
     const char *e = getenv("ARMCI_SERVER_CREDITS");
-    int credits = e && atoi(e) > 0 ? atoi(e) : 8;
+    int credits = e && atoi(e) > 0 ? atoi(e) : 32; /* the library's default */
     return credits - 1 < MAX_THREADS ? credits - 1 : MAX_THREADS;
 }
 

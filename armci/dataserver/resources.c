@@ -14,14 +14,9 @@
 
 struct server_resources ds_res;
 
-int server_sq_depth(void)
-{
-    return 2 * cfg.server_credits + 8;
-}
-
 struct rc_qp_caps server_qp_caps(void)
 {
-    return (struct rc_qp_caps){.max_send_wr = server_sq_depth(),
+    return (struct rc_qp_caps){.max_send_wr = cm_server_send_depth(),
                                .max_inline = sizeof(struct ds_reply)};
 }
 

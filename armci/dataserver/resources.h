@@ -21,9 +21,6 @@ struct server_resources {
 
 extern struct server_resources ds_res;
 
-/* Send-queue entries of one server QP: every request gets one reply, a packed get one RDMA
- * write more. */
-int server_sq_depth(void);
 struct rc_qp_caps server_qp_caps(void);
 
 /* Sends posted at most at once over all connections (the send CQ's room). */

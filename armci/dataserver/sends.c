@@ -108,7 +108,7 @@ int server_pull(struct server_conn *sc, const struct ibv_sge *into, int n, uint6
 
 void server_reserve_sends(struct server_conn *sc, int n)
 {
-    while (sc->sq_posted + n > server_sq_depth() || sends_posted + n > server_send_budget())
+    while (sc->sq_posted + n > cm_server_send_depth() || sends_posted + n > server_send_budget())
         server_drain_sends();
 }
 

@@ -109,6 +109,20 @@ int cm_server_conn_count(void)
     return __atomic_load_n(&naccepted, __ATOMIC_RELAXED);
 }
 
+/*
+ * A request gets one reply, a packed get one RDMA write more: 2 entries per credit, for at most
+ * 8 credits. A server answers a client's SENDs in batches (one reply per half its allowance)
+ * and drains completions when the queue is full, so a larger ARMCI_SERVER_CREDITS (32 by
+ * default) only waits there now and then; entries for all of it would cost every server QP
+ * (odcm/report.h's model) 5.5 instead of 2.5 KiB.
+ */
+#define SEND_DEPTH_CREDITS 8
+
+int cm_server_send_depth(void)
+{
+    return 2 * MIN(cfg.server_credits, SEND_DEPTH_CREDITS) + 8;
+}
+
 long cm_server_refused_datagrams(void)
 {
     return ud_refused(&sud);

@@ -16,6 +16,10 @@
 int cm_server_recv_cq_entries(void);
 int cm_server_send_cq_entries(void);
 
+/* Send-queue entries of the server end of a connection (the data server sizes its QPs so, the
+ * connection report models their memory so). */
+int cm_server_send_depth(void);
+
 /*
  * What the connection manager needs from the data server to make the server
  * end of a connection; the data server owns that object (`conn`).

@@ -67,12 +67,6 @@ static long qp_bytes(int send_depth)
     return REPORT_QP_BASE + (long)send_depth * REPORT_SEND_WQE;
 }
 
-/* Send-queue depth of a data server's QP (see server.c). */
-static int server_send_depth(void)
-{
-    return 2 * cfg.server_credits + 8;
-}
-
 struct reduced {
     long min, max, sum;
 };
@@ -268,9 +262,9 @@ void report_connections(const struct intmap *conns, struct cm_stats cap_stats)
     long static_c2s = topo.num_nodes - 1 + loopback;
     long static_s2c =
         topo_is_master() ? rt.nprocs - topo_node_nprocs(topo.my_node) * (1 - loopback) : 0;
-    long mem = c2s * qp_bytes(cfg.send_wqes) + s2c * qp_bytes(server_send_depth());
+    long mem = c2s * qp_bytes(cfg.send_wqes) + s2c * qp_bytes(cm_server_send_depth());
     long static_mem =
-        static_c2s * qp_bytes(cfg.send_wqes) + static_s2c * qp_bytes(server_send_depth());
+        static_c2s * qp_bytes(cfg.send_wqes) + static_s2c * qp_bytes(cm_server_send_depth());
     /* In static mode the setups happen at init, all together. */
     if (cfg.connect == CFG_CONNECT_STATIC) {
         struct conn *c;

@@ -449,9 +449,9 @@ static void retransmit(struct dgram_peer *p, double now)
 static int progress(void)
 {
     int n = endpoint_poll(&sends);
-    double now = nbusy > 0 ? now_seconds() : 0;
+    double now = 0;
     if (nbusy > 0)
-        polled_at = now;
+        polled_at = now = now_seconds();
     for (int i = 0; i < nbusy; i++) {
         struct dgram_peer *p = busy[i];
         flush(p);

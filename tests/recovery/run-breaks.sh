@@ -14,10 +14,7 @@ shift 2
 out=$(mktemp)
 report=$(mktemp)
 trap 'rm -f "$out" "$report"' EXIT
-# One field of the report's machine-readable line: field NAME.
-field() {
-    grep "^ARMCI_CONN_REPORT " "$report" | tr ' ' '\n' | sed -n "s/^$1=//p"
-}
+field() { "$(dirname "$0")/../conn-report-field.sh" "$1" "$report"; }
 breaks=0 recovered=0 replayed=0 slowest=0
 for seed in $(seq 1 "$runs"); do
     : >"$report"

@@ -1,11 +1,32 @@
 #!/bin/sh
-# Installs the Debian packages ARMCI-ODCM needs to build, test and benchmark,
-# when any is missing: every package named in scripts/deps.txt, the one table
-# of program -> package (tests/core/test_deps.py checks it against dpkg and
-# against the programs the tree calls). Safe to run again: does nothing then.
+# Installs the Debian packages ARMCI-ODCM needs, when any is missing, from
+# scripts/deps.txt, the one table of program -> package (tests/core/test_deps.py
+# checks it against dpkg and against the programs the tree calls):
+#   install-deps.sh          the `run` set: build the library and run the main job
+#                            (the quick start's first command)
+#   install-deps.sh --tests  both sets: also what the tests, the benchmarks and the
+#                            test beds need (GA, the peers, QEMU, Slurm, ...)
+#   install-deps.sh --list [--tests]  prints the packages of the set(s), installs nothing
+# Safe to run again: does nothing then.
 set -e
 here=$(dirname "$0")
-packages=$(sed -e 's/#.*//' "$here/deps.txt" | awk 'NF >= 2 { print $2 }' | sort -u)
+sets=run list=no
+for arg in "$@"; do
+    case $arg in
+    --tests) sets="run tests" ;;
+    --list) list=yes ;;
+    *) echo "usage: install-deps.sh [--tests] [--list]" >&2; exit 2 ;;
+    esac
+done
+# Rows of the wanted sets: a "#= SET" line starts a set; other comments are dropped.
+packages=$(awk -v sets=" $sets " '
+    /^#= / { on = index(sets, " " $2 " ") > 0; next }
+    { sub(/#.*/, "") }
+    on && NF >= 2 { print $2 }' "$here/deps.txt" | sort -u)
+if [ $list = yes ]; then
+    echo "$packages"
+    exit 0
+fi
 
 missing=""
 for p in $packages; do

@@ -5,7 +5,7 @@
 # with the connection report.
 set -e
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+scripts/install-deps.sh # the `run` set of scripts/deps.txt: compiler, Meson, MPI, rdma-core headers
 scripts/build.sh
 build=${BUILD_DIR:-build}
 export ARMCI_NODE_SIZE=${ARMCI_NODE_SIZE:-2}

@@ -273,9 +273,48 @@ def check_scan(root, rows):
     return problems, len(found)
 
 
+# The quick start's first command builds the library and runs LU on softib: it needs these
+# packages, and none of the test beds' (a user's workstation or a login node is no test bed).
+RUN_NEEDS = {"gcc", "build-essential", "meson", "ninja-build", "pkg-config", "python3",
+             "libibverbs-dev", "openmpi-bin", "libopenmpi-dev"}
+RUN_NEVER = {"qemu-system-x86", "slurmd", "slurmctld", "slurm-client", "munge",
+             "openssh-server", "lmod", "perftest", "libglobalarrays-dev", "mpich"}
+
+
+def read_sets(path):
+    """package -> set ("run" or "tests"), from the "#= SET" lines; a row before any is None."""
+    sets, current = {}, None
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            if line.startswith("#= "):
+                current = line.split()[1]
+                continue
+            fields = line.split("#", 1)[0].split()
+            if len(fields) >= 2:
+                sets.setdefault(fields[1], set()).add(current or f"none (line {number})")
+    return sets
+
+
+def check_sets(path):
+    problems = []
+    sets = read_sets(path)
+    for package, where in sorted(sets.items()):
+        bad = [w for w in where if w not in ("run", "tests")]
+        if bad:
+            problems.append(f"deps.txt: {package} is in no set of run/tests: {', '.join(bad)}")
+    run = {p for p, where in sets.items() if "run" in where}
+    for package in sorted(RUN_NEEDS - run):
+        problems.append(f"deps.txt: the quick start needs {package}, which is not in the run set")
+    for package in sorted(RUN_NEVER & run):
+        problems.append(f"deps.txt: {package} is a test bed's package, not for the run set "
+                        f"(the quick start would install it)")
+    return problems
+
+
 def main(root):
-    rows = read_table(os.path.join(root, "scripts", "deps.txt"))
-    problems = check_rows(rows)
+    path = os.path.join(root, "scripts", "deps.txt")
+    rows = read_table(path)
+    problems = check_rows(rows) + check_sets(path)
     scan_problems, calls = check_scan(root, rows)
     problems += scan_problems
     for p in problems:

@@ -30,8 +30,8 @@ reply_batch_cut rma-4x2
 cap_closes_busy soak-15s-6x3
 acc_twice rma-4x2
 rmw_returns_new rmw-mixed-4x2-server
-rmw_same_node_cpu rmw-mixed-4x2
-rmw_swap_no_retry rmw-mixed-4x2
+rmw_same_node_cpu rmw-mixed-4x2-device
+rmw_swap_no_retry rmw-mixed-4x2-device
 lock_queue_lifo fuzz-corpus-dgram lock-fifo-4x1
 stride_ignored strided-4x1
 vector_piece_skipped strided-4x1
@@ -56,6 +56,11 @@ shared_refusal_unanswered fuzz-corpus-ds
 replay_applied_twice rma-rc-break-4x2 randomaccess-rc-break-4x2
 replay_skipped rma-rc-break-4x2
 replay_reordered rma-rc-break-4x2 ordering-rc-break-4x2
+server_drops_broken exactly-once-broken-ends-4x1
+pull_failure_kept exactly-once-broken-ends-4x1 exactly-once-rc-break-4x1
+replay_headers_only exactly-once-broken-ends-4x1 exactly-once-rc-break-4x1
+in_place_released_at_send exactly-once-broken-ends-4x1 exactly-once-both-ends-4x1
+dgram_fence_noop exactly-once-ud-faults-4x1
 '
 if [ -n "${MUTANTS_TESTS:-}" ]; then
     table=$(echo "$table" | while read -r name tests; do

@@ -16,6 +16,8 @@ struct recovery_stats {
     /* server */
     long replaced;       /* server ends replaced by a client's new connection */
     long server_replays; /* requests recognised as replays: answered again, not applied */
+    long served_broken;  /* requests received on an end that had broken, served all the same */
+    long unserved;       /* requests a connection failed under (a pull): left for the replay */
 };
 
 extern struct recovery_stats recovery_stats;

@@ -4,6 +4,7 @@
  * has registered before memory is touched; a bad request gets an error
  * reply and changes nothing.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "core/acc.h"
@@ -21,6 +22,11 @@
 #include "dataserver/sends.h"
 #include "dataserver/sessions.h"
 #include "verbs/rc_qp.h"
+
+/* Not an answer: the connection failed under the request (a pull that could not read the
+ * client's data). It stays unexecuted, its number unused, for the client's replay to bring
+ * again (DESIGN.md 10.1, rule 4). Never on the wire. */
+#define DS_UNSERVED (-1)
 
 /* The node-local process whose memory a request targets (for its accumulate lock). */
 static bool target_local_index(const struct ds_message *rq, int *local)
@@ -207,7 +213,12 @@ static int do_put_pull(struct server_conn *sc, const struct ds_message *rq, size
         return DS_EFAULT;
     struct ibv_sge sge[RC_QP_MAX_SGE];
     int n = region_sges(rq, &d, lkey, sge);
-    return server_pull(sc, sge, n, rq->reply_addr, rq->reply_rkey) ? DS_EFAULT : DS_OK;
+    int rc = server_pull(sc, sge, n, rq->reply_addr, rq->reply_rkey);
+#if !ARMCI_MUTANT_IS(pull_failure_kept)
+    if (rc == EPIPE)
+        return DS_UNSERVED;
+#endif
+    return rc ? DS_EFAULT : DS_OK;
 }
 
 /* I/O vectors: `value` segments of `len` bytes at the addresses leading the payload. */
@@ -343,28 +354,38 @@ static void serve_request(struct server_conn *sc, struct ds_message *rq, size_t 
         break;
 #endif
     case SESSION_GAP:
+        /* Behind a request that a failing connection left unserved: the client's replay brings
+         * both again, in order. On a working connection a gap is the client's mistake. */
+        if (sc->broken)
+            return;
         armci_warn("data server: rank %d skipped request numbers (got %llu): refused", sc->client,
                    (unsigned long long)rq->seq);
         answer_request(sc, rq, DS_EINVAL, 0, ends_send);
         return;
     case SESSION_NEW:
-        session_served(sc->session, rq->seq);
         break;
     }
     int64_t value = 0;
     int status;
     if (rq->op == DS_LOCK) {
+        session_served(sc->session, rq->seq);
         status = lock_request(sc, rq); /* answers itself, at once or when granted */
         if (status != DS_OK && status != DS_QUEUED)
             session_keep(sc->session, rq->seq, status, 0);
         return;
     }
     if (rq->op == DS_UNLOCK) {
+        session_served(sc->session, rq->seq);
         status = unlock_request(sc, rq);
         session_keep(sc->session, rq->seq, status, 0);
         return;
     }
     status = execute(sc, rq, payload, &value);
+    if (status == DS_UNSERVED) {
+        session_count_unserved();
+        return; /* no answer: the connection that would carry it failed */
+    }
+    session_served(sc->session, rq->seq);
     if (rq->op == DS_RMW || status != DS_OK)
         session_keep(sc->session, rq->seq, status, value);
     answer_request(sc, rq, status, value, ends_send);

@@ -103,7 +103,11 @@ int server_pull(struct server_conn *sc, const struct ibv_sge *into, int n, uint6
         return EPIPE;
     while (!p.done)
         server_drain_sends();
-    return p.status == IBV_WC_SUCCESS ? 0 : EFAULT;
+    if (p.status == IBV_WC_SUCCESS)
+        return 0;
+    /* The client's memory refused the read (its address or key): the request's fault. Any other
+     * failure is the connection's, which the client replaces and replays the request on. */
+    return p.status == IBV_WC_REM_ACCESS_ERR ? EFAULT : EPIPE;
 }
 
 void server_reserve_sends(struct server_conn *sc, int n)

@@ -36,8 +36,10 @@ size_t server_out_buf_size(void);
 /*
  * RDMA-reads from the client of sc (raddr/rkey, contiguous) into the n
  * registered pieces `into`, and waits until the data is there: the
- * connection's next request may touch the same memory. 0, or an errno
- * value when the client's memory could not be read (its connection fails).
+ * connection's next request may touch the same memory. 0; EFAULT when the
+ * client's memory refused the read (its address or key); EPIPE when the
+ * connection failed (broken before or under the read: the request is for
+ * the replay on the client's next connection).
  */
 int server_pull(struct server_conn *sc, const struct ibv_sge *into, int n, uint64_t raddr,
                 uint32_t rkey);

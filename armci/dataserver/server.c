@@ -14,6 +14,8 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/fault.h"
+#include "core/mutant.h"
+#include "core/recovery_stats.h"
 #include "core/util.h"
 #include "core/wait_policy.h"
 #include "dataserver/connections.h"
@@ -50,8 +52,14 @@ static void on_request(void *ctx, const struct ibv_wc *wc)
         armci_warn("data server: request on unknown QP %u dropped", wc->qp_num);
         return;
     }
+    /* Received means served (DESIGN.md 10.1, rule 3): on an end that broke too; only the
+     * answers that cannot be sent are lost, and the client's replay finds them kept. */
+#if ARMCI_MUTANT_IS(server_drops_broken)
     if (sc->broken)
         return;
+#endif
+    if (sc->broken)
+        recovery_stats.served_broken++;
     sc->last_served = ++loop.served;
     serve_message(sc, recv_pool_buffer(&ds_res.bufs, wc), wc->byte_len);
     /* The test point FAULT_SERVER_BREAKS: our end breaks under the answers just sent. */

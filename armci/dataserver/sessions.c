@@ -72,7 +72,8 @@ enum session_verdict session_check(const struct session *s, uint64_t seq)
 
 void session_served(struct session *s, uint64_t seq)
 {
-    s->next_seq = seq + 1;
+    if (seq >= s->next_seq)
+        s->next_seq = seq + 1;
 }
 
 uint64_t session_next(const struct session *s)
@@ -102,4 +103,9 @@ bool session_kept(const struct session *s, uint64_t seq, int *status, int64_t *v
 void session_count_replay(void)
 {
     recovery_stats.server_replays++;
+}
+
+void session_count_unserved(void)
+{
+    recovery_stats.unserved++;
 }

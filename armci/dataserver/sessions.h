@@ -40,6 +40,8 @@ void session_keep(struct session *s, uint64_t seq, int status, int64_t value);
 bool session_kept(const struct session *s, uint64_t seq, int *status, int64_t *value);
 /* One more request recognised as a replay (the connection report). */
 void session_count_replay(void);
+/* One more request a failing connection left unserved, for the replay (the report). */
+void session_count_unserved(void);
 /* The session's next number: the client's requests below it were served (its new connection's
  * terms, so that it replays the RDMA after its last request the server saw, not before). */
 uint64_t session_next(const struct session *s);

@@ -213,10 +213,11 @@ static void print_hybrid_fields(const long s[HYBRID_FIELDS], long closed)
 
 /* ---- connection recovery (ARMCI_RECOVERY_TIMEOUT) ---- */
 
-#define RECOVERY_FIELDS 5
+#define RECOVERY_FIELDS 7
 
 struct recovery_report {
-    long sums[RECOVERY_FIELDS]; /* breaks, recovered, replayed, replaced, server replays */
+    long sums[RECOVERY_FIELDS]; /* breaks, recovered, replayed, replaced, server replays,
+                                   served on a broken end, left unserved for the replay */
     double slowest;
 };
 
@@ -224,8 +225,8 @@ struct recovery_report {
 static struct recovery_report reduce_recovery(void)
 {
     const struct recovery_stats *s = &recovery_stats;
-    long mine[RECOVERY_FIELDS] = {s->breaks, s->recovered, s->replayed, s->replaced,
-                                  s->server_replays};
+    long mine[RECOVERY_FIELDS] = {s->breaks,         s->recovered,     s->replayed, s->replaced,
+                                  s->server_replays, s->served_broken, s->unserved};
     struct recovery_report r;
     MPI_Reduce(mine, r.sums, RECOVERY_FIELDS, MPI_LONG, MPI_SUM, 0, rt.comm);
     MPI_Reduce(&s->slowest, &r.slowest, 1, MPI_DOUBLE, MPI_MAX, 0, rt.comm);
@@ -239,17 +240,19 @@ static void print_recovery(const struct recovery_report *r)
     fprintf(report_out,
             "  connection recovery: %ld connections broke, %ld set up anew (the slowest in %.2f "
             "s), %ld requests replayed; servers replaced %ld ends and answered %ld replayed "
-            "requests again without applying them\n",
-            r->sums[0], r->sums[1], r->slowest, r->sums[2], r->sums[3], r->sums[4]);
+            "requests again without applying them, served %ld requests that arrived on a broken "
+            "end and left %ld that a failing connection interrupted to their replay\n",
+            r->sums[0], r->sums[1], r->slowest, r->sums[2], r->sums[3], r->sums[4], r->sums[5],
+            r->sums[6]);
 }
 
 static void print_recovery_fields(const struct recovery_report *r)
 {
     fprintf(report_out,
             " recovery_timeout=%g breaks=%ld recovered=%ld replayed=%ld recovery_s_max=%.3f "
-            "server_replaced=%ld server_replays=%ld",
+            "server_replaced=%ld server_replays=%ld server_served_broken=%ld server_unserved=%ld",
             cfg.recovery_timeout, r->sums[0], r->sums[1], r->sums[2], r->slowest, r->sums[3],
-            r->sums[4]);
+            r->sums[4], r->sums[5], r->sums[6]);
 }
 
 void report_connections(const struct intmap *conns, struct cm_stats cap_stats)

@@ -14,6 +14,7 @@
 #include "odcm/conn.h"
 #include "transport/conn_io.h"
 #include "transport/work.h"
+#include "verbs/rc_qp.h"
 
 /* Gather entries and inline bytes a logged request holds in place; more go to the heap. */
 #define LOGGED_SGE    2
@@ -33,17 +34,26 @@ bool replay_log_on(void)
     return cfg.recovery_timeout > 0;
 }
 
-struct send_rec *send_rec_new(struct pool_buffer *b, uint64_t first_seq)
+struct send_rec *send_rec_new(struct pool_buffer *b, uint64_t first_seq,
+                              const struct ibv_sge *in_place, int n)
 {
     struct send_rec *r = xcalloc(1, sizeof(*r));
     memstat_add(MEM_WORK, (long)sizeof(*r));
     r->bounce = b;
     r->first_seq = first_seq;
+#if !ARMCI_MUTANT_IS(replay_headers_only)
+    if (n > 0) {
+        r->in_place = xmalloc(sizeof(*in_place) * (size_t)n);
+        memcpy(r->in_place, in_place, sizeof(*in_place) * (size_t)n);
+        r->n_in_place = n;
+    }
+#endif
     return r;
 }
 
 static void send_rec_free(struct send_rec *r)
 {
+    free(r->in_place);
     bounce_free(r->bounce);
     memstat_add(MEM_WORK, -(long)sizeof(*r));
     free(r);
@@ -202,16 +212,18 @@ int replay_log_post(struct conn *c, uint64_t resume, struct work *marker)
     if (n == 0)
         return 0;
     struct ibv_send_wr *wrs = xcalloc((size_t)n, sizeof(*wrs));
-    struct ibv_sge *rec_sge = xcalloc((size_t)(nrec ? nrec : 1), sizeof(*rec_sge));
+    struct ibv_sge *rec_sge = xcalloc((size_t)(nrec ? nrec : 1) * RC_QP_MAX_SGE, sizeof(*rec_sge));
     int k = 0;
-    /* A SEND the server has: sent again for its answers (a payload that was sent in place is
-     * not sent again: the server, having it, needs only the headers). */
+    /* A SEND the device completed and the server has not answered all of: sent again whole,
+     * its payload in place too (the server may never have had it: rule 5). */
     for (struct send_rec *r = c->io->unanswered_head; r; r = r->next, k++) {
-        rec_sge[k] = (struct ibv_sge){
+        struct ibv_sge *sge = &rec_sge[k * RC_QP_MAX_SGE];
+        sge[0] = (struct ibv_sge){
             .addr = (uintptr_t)r->bounce->addr, .length = r->len, .lkey = r->bounce->lkey};
+        memcpy(sge + 1, r->in_place, sizeof(*sge) * (size_t)r->n_in_place);
         wrs[k] = (struct ibv_send_wr){.wr_id = (uintptr_t)marker,
-                                      .sg_list = &rec_sge[k],
-                                      .num_sge = 1,
+                                      .sg_list = sge,
+                                      .num_sge = 1 + r->n_in_place,
                                       .opcode = IBV_WR_SEND,
                                       .send_flags = IBV_SEND_SIGNALED};
         marker->events_left++;

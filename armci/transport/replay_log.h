@@ -3,10 +3,12 @@
  * that it can be sent again, in order, on the QP that replaces a broken one
  * (recovery.h). Two parts, oldest first:
  *
- *  - send records: data-server SENDs the QP completed (the server has them)
- *    whose requests are not all answered yet: an answer lost with the QP is
- *    asked for again by sending the SEND again (the server recognises it,
- *    dataserver/sessions.h);
+ *  - send records: data-server SENDs the QP completed whose requests are not
+ *    all answered yet. The device's completion means the bytes left, not that
+ *    the server has them (DESIGN.md 10.1, rule 5): the whole SEND, payload
+ *    included, goes again; the server serves it if it never got it, or
+ *    answers it again if it did (dataserver/sessions.h). A payload sent in
+ *    place stays the request's until it is answered (server_path.c);
  *  - the log: every request posted and not retired yet (send_queue.h),
  *    verbatim: opcode, flags, wr_id, gather list, a copy of an inline
  *    payload. Replayed as it was, the send queue's accounting of signaled
@@ -32,6 +34,8 @@ struct pool_buffer;
 struct send_rec {
     struct pool_buffer *bounce; /* its bytes: the requests, and payload copied behind them */
     uint32_t len;               /* bytes of it in the buffer (a payload sent in place is not) */
+    struct ibv_sge *in_place;   /* the payload sent in place, gathered behind the buffer */
+    int n_in_place;
     uint64_t first_seq;         /* its first request's number (struct ds_message.seq) */
     struct work *last;          /* its last request, answered last (NULL once answered) */
     bool retired;               /* its WR completed: the server has it */
@@ -41,8 +45,10 @@ struct send_rec {
 /* Whether records and the log are kept (recovery on). */
 bool replay_log_on(void);
 
-/* A record for a SEND of `len` bytes in b whose first request is number `first_seq`. */
-struct send_rec *send_rec_new(struct pool_buffer *b, uint64_t first_seq);
+/* A record for a SEND in b whose first request is number `first_seq`, with the n pieces of
+ * payload `in_place` gathered behind the buffer's bytes (copied: the caller's list may go). */
+struct send_rec *send_rec_new(struct pool_buffer *b, uint64_t first_seq,
+                              const struct ibv_sge *in_place, int n);
 /* Request w is answered: if it is the last of its record's SEND, the record may go. */
 void send_rec_answered(struct conn *c, struct work *w);
 

@@ -100,14 +100,15 @@ static void number(struct conn *c, struct ds_message *msg)
 
 /* w's SEND is in b (len bytes so far): the buffer is w's, or with recovery on its record's,
  * which keeps it until the SEND's last request is answered. */
-static void own_send_buffer(struct work *w, struct pool_buffer *b, size_t len, uint64_t seq)
+static void own_send_buffer(struct work *w, struct pool_buffer *b, size_t len, uint64_t seq,
+                            const struct ibv_sge *in_place, int n_in_place)
 {
     w->events_left = 2;
     if (!replay_log_on()) {
         w->bounce = b; /* its send completion frees it */
         return;
     }
-    w->rec = send_rec_new(b, seq);
+    w->rec = send_rec_new(b, seq, in_place, n_in_place);
     w->rec->len = (uint32_t)len;
     w->rec->last = w;
 }
@@ -134,7 +135,7 @@ static void post_send(struct conn *c, const struct target *t, struct pool_buffer
     sq_wait_room(c);
     struct ds_message *msg = b->addr;
     number(c, msg);
-    own_send_buffer(w, b, len, msg->seq);
+    own_send_buffer(w, b, len, msg->seq, payload, npayload);
     sq_post_awaited(c, &wr, w);
 }
 
@@ -166,7 +167,7 @@ static void pack_open(struct conn *c, const struct target *t, struct pool_buffer
     sq_note_remote(c, t->server_addr, t->rkey); /* a place a flush or a probe may name */
     struct ibv_send_wr *wr = sq_chain_append(c, IBV_WR_SEND, b->addr, b->lkey, len);
     number(c, msg);
-    own_send_buffer(w, b, len, msg->seq);
+    own_send_buffer(w, b, len, msg->seq, NULL, 0);
     sq_prepare(c, wr, w, true, true);
     sq_mark_dirty(c); /* the next progress call posts it, if nobody waits before */
     c->io->pack = b;

@@ -9,12 +9,14 @@
 
 #include "core/acc.h"
 #include "core/config.h"
+#include "core/mutant.h"
 #include "core/util.h"
 #include "dataserver/protocol.h"
 #include "odcm/conn.h"
 #include "transport/progress.h"
 #include "transport/requests.h"
 #include "transport/pieces.h"
+#include "transport/replay_log.h"
 #include "transport/route.h"
 #include "verbs/memory.h"
 #include "verbs/rc_qp.h"
@@ -155,8 +157,20 @@ void via_server_pull(struct conn *c, const struct transfer *x, size_t piece_byte
 void via_server_put(struct conn *c, const struct transfer *x, const struct server_plan *pl,
                     struct handle *req, bool blocking)
 {
-    struct handle sent = {0};
-    send_packed(c, x, pl, req, blocking ? &sent : NULL, blocking);
+    struct handle sent = {0}, answered = {0};
+    /* With recovery on, rows sent in place are the request's until it is answered: a SEND the
+     * device completed may still have to go again, whole (replay_log.h). A blocking caller
+     * then waits for the answers, not for the SENDs. */
+    bool hold = pl->in_place && replay_log_on();
+#if ARMCI_MUTANT_IS(in_place_released_at_send)
+    hold = false;
+#endif
+    if (blocking && hold)
+        send_packed(c, x, pl, &answered, NULL, blocking);
+    else
+        send_packed(c, x, pl, req, blocking ? &sent : NULL, blocking);
     if (sent.pending)
         handle_wait(&sent);
+    if (answered.pending)
+        handle_wait(&answered);
 }

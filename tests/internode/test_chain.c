@@ -275,6 +275,33 @@ static void check_round(int round)
     }
 }
 
+/*
+ * A blocking put is on its way when it returns: rank 0 puts a marker into rank 1's block and
+ * then waits in MPI alone (no ARMCI call that could post what a chain held back); rank 1 sees
+ * the marker arrive in its own memory. A blocking call whose request waited in the chain for
+ * a later call would leave rank 1 waiting until its deadline.
+ */
+static void blocking_put_goes_at_once(void)
+{
+    const double marker = 4242.0;
+    volatile double *slot = (volatile double *)seg[1]; /* writer 0's first slot in 1's block */
+    int seen = 0;
+    if (me == 0) {
+        double v = marker;
+        ARMCI_Put(&v, (double *)seg[1], sizeof(v), 1);
+        model[1][0] = marker;
+        MPI_Recv(&seen, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (me == 1) {
+        double deadline = MPI_Wtime() + 20;
+        while (*slot != marker && MPI_Wtime() < deadline)
+            ;
+        seen = *slot == marker;
+        MPI_Send(&seen, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
+        CHECK(seen, "rank 0's blocking put did not arrive while rank 0 made no ARMCI call");
+    }
+    ARMCI_Barrier();
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -296,6 +323,7 @@ int main(int argc, char **argv)
         fmodel[t] = calloc(SLOTS, sizeof(float));
     }
     ARMCI_Barrier();
+    blocking_put_goes_at_once();
 
     uint64_t rs = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)me << 32 | 77);
     for (int round = 0; round < rounds; round++) {

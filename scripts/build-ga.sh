@@ -1,5 +1,5 @@
 #!/bin/bash
-# Builds Global Arrays from source against libarmci, the way the README tells
+# Builds Global Arrays from source against libarmci, the way docs/USER-GUIDE.md tells
 # a user to, proves that the GA binaries call THIS libarmci, and runs GA's own
 # `make check` across virtual nodes.
 #

@@ -21,7 +21,7 @@ dir=$root/mutant
 multiplier=${MUTANTS_TIMEOUT_MULTIPLIER:-0.3}
 log=$root/mutants.log
 
-# NAME: the tests that kill it, the cheapest first (README.md, Tests, lists the same).
+# NAME: the tests that kill it, the cheapest first (docs/TESTING.md, Mutation check, lists the same).
 table='
 fence_noop soak-15s-6x3
 order_wait_skipped ordering-4x2

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Follows one blocking 4 KiB put and one accumulate across two virtual nodes
 # through the library, function by function, and prints each walk file by file
-# with its number of moves between files on the sending side (the README's
+# with its number of moves between files on the sending side (docs/ARCHITECTURE.md's
 # code map quotes it): calls into core/ and strided/, the utilities every
 # layer uses, are listed but not counted as moves. Needs gdb; builds a debug tree of its own (-O0, so that
 # the walk is the source's, not the inliner's).

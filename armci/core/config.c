@@ -99,6 +99,10 @@ const struct config_entry config_table[] = {
     {"ARMCI_CONN_REPORT", CFG_STRING, FIELD(report_spec), "1", 0, 0, NULL, false,
      "where rank 0 writes the connection report at ARMCI_Finalize: 1 or stdout, stderr, "
      "file:PATH, 0 (none)"},
+    {"ARMCI_CONN_MAP", CFG_STRING, FIELD(conn_map_spec), "", 0, 0, NULL, false,
+     "file:PATH: rank 0 writes the node x node map of the connections the job opened, closed "
+     "and the operations they carried, at ARMCI_Finalize (JSON; scripts/conn-map.py draws it); "
+     "empty or 0: none"},
     {"ARMCI_BARRIER", CFG_CHOICE, FIELD(barrier), "rdma", 0, 0, barrier_choices, true,
      "barrier: rdma (flags and RDMA recursive doubling) or mpi"},
     {"ARMCI_RMW", CFG_CHOICE, FIELD(rmw), "auto", 0, 0, rmw_choices, true,
@@ -331,12 +335,28 @@ static void parse_report_destination(void)
     }
 }
 
+/* ARMCI_CONN_MAP: empty or 0 (none) or file:PATH. */
+static void parse_conn_map(void)
+{
+    const char *s = cfg.conn_map_spec;
+    cfg.conn_map_file = NULL;
+    if (!s || !strcmp(s, "0"))
+        return;
+    if (strncmp(s, "file:", 5) || !s[5])
+        armci_die("ARMCI_Init",
+                  "environment variable ARMCI_CONN_MAP=\"%s\" is invalid: expected file:PATH, "
+                  "or 0 (no map)",
+                  s);
+    cfg.conn_map_file = s + 5;
+}
+
 void cfg_load(void)
 {
     cfg = (struct config){0};
     for (int i = 0; i < config_table_size; i++)
         parse(&config_table[i], config_source(&config_table[i]));
     parse_report_destination();
+    parse_conn_map();
     cfg.connect_rto = cfg.connect_retry_us * 1e-6;
     if (cfg.max_server_connections < 0)
         cfg.max_server_connections = cfg.max_connections;

@@ -50,6 +50,8 @@ struct config {
     const char *report_spec;    /* ARMCI_CONN_REPORT as given (NULL: default) */
     enum cfg_report report_to;  /* where the connection report goes */
     const char *report_file;    /* CFG_REPORT_FILE: the path after "file:" */
+    const char *conn_map_spec;  /* ARMCI_CONN_MAP as given (NULL: no map) */
+    const char *conn_map_file;  /* its path after "file:" (NULL: no map) */
     enum cfg_barrier barrier;   /* ARMCI_BARRIER */
     enum cfg_rmw rmw;           /* ARMCI_RMW: how ARMCI_Rmw reaches other nodes */
     enum cfg_vector vector;     /* ARMCI_VECTOR: short vector segments by RDMA or the server */

@@ -11,8 +11,10 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/runtime.h"
+#include "core/topology.h"
 #include "core/util.h"
 #include "odcm/cm_static.h"
+#include "odcm/conn_map.h"
 #include "odcm/conn_table.h"
 #include "odcm/ondemand.h"
 #include "odcm/report.h"
@@ -85,6 +87,7 @@ void cm_init(const struct cm_client_env *env)
         armci_warn("ARMCI_MAX_CONNECTIONS=%d has no effect with ARMCI_CONNECT=static",
                    cfg.max_connections);
     report_init();
+    conn_map_init(topo.num_nodes);
     if (has_ud_channel())
         ondemand_init();
     if (cfg.connect == CFG_CONNECT_STATIC)
@@ -187,6 +190,7 @@ void cm_fini(void)
 {
     report_connections(conn_table_all(), conn_table_stats());
     conn_table_fini();
+    conn_map_fini();
     if (has_ud_channel())
         ondemand_fini();
 }

@@ -3,6 +3,7 @@
  * conn_table.h). The connection's QP is the manager's; what the transport
  * keeps about it hangs off c->io and is asked for through cm_env.
  */
+#include "odcm/conn_map.h"
 #include "odcm/conn_table.h"
 
 #include <stdio.h>
@@ -136,12 +137,14 @@ void conn_table_insert(struct conn *c)
     if (ever[c->node / 8] & (1u << (c->node % 8)))
         stats.reopened++;
     ever[c->node / 8] |= (unsigned char)(1u << (c->node % 8));
+    conn_map_opened(c->node);
 }
 
 void conn_table_remove_closed(struct conn *c)
 {
     intmap_remove(&conns, (uint32_t)c->node);
     stats.closed++;
+    conn_map_closed(c->node);
     client_conn_destroy(c);
 }
 

@@ -15,6 +15,7 @@
 #include "core/topology.h"
 #include "odcm/cm.h"
 #include "odcm/cm_server.h"
+#include "odcm/conn_map.h"
 #include "verbs/atomics.h"
 
 /* Where rank 0 writes the report (ARMCI_CONN_REPORT): stdout, stderr or a file. */
@@ -297,14 +298,31 @@ void report_connections(const struct intmap *conns, struct cm_stats cap_stats)
     if (topo.master_comm != MPI_COMM_NULL)
         rs2c = reduce_long(s2c, topo.master_comm);
 
-    if (rt.me != 0 || cfg.report_to == CFG_REPORT_OFF || !open_report())
-        return;
     const char *mode = cfg.connect == CFG_CONNECT_STATIC ? "static" : "ondemand";
     const char *protocol = cfg.connect == CFG_CONNECT_STATIC     ? "mpi"
                            : cfg.protocol == CFG_PROTOCOL_SERIAL ? "serial"
                                                                  : "overlap";
     double c2s_avg = (double)rc2s.sum / rt.nprocs;
     double s2c_avg = (double)rs2c.sum / topo.num_nodes;
+    conn_map_write(&(struct conn_map_totals){.mode = mode,
+                                             .protocol = protocol,
+                                             .c2s_min = rc2s.min,
+                                             .c2s_max = rc2s.max,
+                                             .c2s_avg = c2s_avg,
+                                             .s2c_min = rs2c.min,
+                                             .s2c_max = rs2c.max,
+                                             .s2c_avg = s2c_avg,
+                                             .mem_bytes = mem_total,
+                                             .static_mem_bytes = static_total,
+                                             .setups = setups_total,
+                                             .retrans = retrans_total,
+                                             .closed = cap.closed,
+                                             .reopened = cap.reopened,
+                                             .static_c2s = static_c2s,
+                                             .loopback = loopback});
+
+    if (rt.me != 0 || cfg.report_to == CFG_REPORT_OFF || !open_report())
+        return;
     double ratio = static_total ? (double)mem_total / (double)static_total : 0;
     double savg = setups_total ? ssum / (double)setups_total : 0;
     if (!setups_total)

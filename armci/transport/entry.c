@@ -19,6 +19,7 @@
 #include "core/threads.h"
 #include "core/util.h"
 #include "odcm/cm.h"
+#include "odcm/conn_map.h"
 #include "transport/dgram.h"
 #include "transport/progress.h"
 #include "transport/recovery.h"
@@ -261,7 +262,7 @@ static void promote_maybe(int node, const struct conn *c)
         hybrid_stats.promotions++;
 }
 
-bool path_is_datagram(int node, const struct transfer *x, bool for_rmw)
+static bool choose_datagram(int node, const struct transfer *x, bool for_rmw)
 {
     if (!cfg.hybrid_on)
         return false;
@@ -279,6 +280,13 @@ bool path_is_datagram(int node, const struct transfer *x, bool for_rmw)
     if (!for_rmw)
         promote_maybe(node, c);
     return true;
+}
+
+bool path_is_datagram(int node, const struct transfer *x, bool for_rmw)
+{
+    bool ud = choose_datagram(node, x, for_rmw);
+    conn_map_op(node, ud);
+    return ud;
 }
 
 void transfer_start(const struct transfer *x, struct handle *req, bool blocking)

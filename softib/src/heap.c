@@ -7,7 +7,7 @@
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "fabric.h"
+#include "heap.h"
 
 static unsigned heap_class(uint64_t bytes)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric.h"
+#include "lock.h"
 
 void sib_lock_init(struct sib_lock *l)
 {

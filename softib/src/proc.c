@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fabric.h"
+#include "proc.h"
 
 bool sib_proc_read(int32_t pid, const char *file, char *buf, size_t len)
 {

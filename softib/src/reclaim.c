@@ -5,7 +5,11 @@
  */
 #define _GNU_SOURCE
 
-#include "fabric.h"
+#include "reclaim.h"
+
+#include "heap.h"
+#include "lock.h"
+#include "proc.h"
 
 static void release_qps(struct sib_fabric *f, uint32_t owner)
 {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""No dependency circle of more than 3 files in armci/ (README, "Code map") or in
+"""No dependency circle of more than 3 files in armci/ (docs/ARCHITECTURE.md) or in
 softib/src/ (docs/softib.md, "Modules").
 
 File A depends on file B when A's object uses a function or variable that B's

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""The runtime's layers depend only downward (README, "Code map").
+"""The runtime's layers depend only downward (docs/ARCHITECTURE.md, "The layers").
 
 Every file under armci/ (and common/, the header-only helpers at the
 bottom) belongs to the layer of its folder; a file may
 include headers of its own layer or of layers below it, never above. The
 transport and the data server are peers that share only the wire protocol
 (dataserver/protocol.h). Inside armci/transport/ the files have an order of
-their own (README, Code map, bottom up): a file there may include the
+their own (docs/ARCHITECTURE.md, bottom up): a file there may include the
 headers of its own file or of files below it in TRANSPORT, never above.
 Prints every violation and fails if there is one.
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# What a user sees outside the API (README "Using it", docs/ENVIRONMENT.md):
+# What a user sees outside the API (docs/USER-GUIDE.md, docs/ENVIRONMENT.md):
 #   test_user_conventions.sh RUN_MPI TEST_MSG ARMCI_INFO SOFTIB_INFO VERSION MPI
 # - ARMCI_CONN_REPORT: stdout by default, stderr, file:PATH, 0; bad values named;
 # - a misspelled ARMCI_* variable is warned about once, with the nearest name;

@@ -8,7 +8,7 @@
 #include "core/util.h"
 #include "core/wr_id.h"
 #include "dataserver/credits.h"
-#include "dataserver/protocol.h"
+#include "wire/protocol.h"
 #include "dataserver/sends.h"
 
 static void send_reply(struct server_conn *sc, const struct ds_reply *r)

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "dataserver/protocol.h"
+#include "wire/protocol.h"
 #include "dataserver/server_conn.h"
 
 /* Executes one request received from sc (`bytes` long) and answers it. */

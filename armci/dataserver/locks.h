@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "dataserver/protocol.h"
+#include "wire/protocol.h"
 #include "dataserver/server_conn.h"
 
 /* A client's lock request over RC, answered at once (granted, queued or refused) and, when

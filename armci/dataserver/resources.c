@@ -5,7 +5,7 @@
 #include "core/memstat.h"
 #include "core/wr_id.h"
 #include "dataserver/dgram_server.h"
-#include "dataserver/protocol.h"
+#include "wire/protocol.h"
 #include "odcm/cm_server.h"
 #include "verbs/device.h"
 #include "verbs/qp_pool.h"

@@ -7,7 +7,7 @@
 #include "core/memstat.h"
 #include "core/recovery_stats.h"
 #include "core/util.h"
-#include "dataserver/protocol.h"
+#include "wire/protocol.h"
 
 struct kept_answer {
     uint64_t seq; /* 0: empty */

@@ -1,6 +1,6 @@
 /*
  * The client's side of the hybrid UD data path (the MVAPICH-Aptus design;
- * wire format and exactly-once rule in dataserver/dgram_protocol.h): small
+ * wire format and exactly-once rule in wire/dgram_protocol.h): small
  * puts, gets, accumulates (contiguous, vector, strided: a request per
  * contiguous piece) and Rmw to a node without a ready RC
  * connection go as datagrams to its data server, at once, with no wait for a

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "dataserver/protocol.h"
+#include "wire/protocol.h"
 #include "transport/target.h"
 
 /* Sends *msg (token filled in here) with `payload` bytes after it to t's node; returns the

@@ -12,7 +12,7 @@
 #include "core/acc.h"
 #include "core/mutant.h"
 #include "core/config.h"
-#include "dataserver/protocol.h"
+#include "wire/protocol.h"
 #include "core/error.h"
 #include "core/ticket_lock.h"
 #include "verbs/memory.h"

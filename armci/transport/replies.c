@@ -4,7 +4,7 @@
 #include "core/error.h"
 #include "core/mutant.h"
 #include "core/wr_id.h"
-#include "dataserver/protocol.h"
+#include "wire/protocol.h"
 #include "odcm/conn.h"
 #include "transport/conn_io.h"
 #include "transport/replay_log.h"
@@ -62,7 +62,7 @@ static void in_order_answered(struct conn *c, struct ds_reply r)
 
 /*
  * A reply answers the lock request its token names, or the in-order
- * messages of its connection up to that one (dataserver/protocol.h): all
+ * messages of its connection up to that one (wire/protocol.h): all
  * of them succeeded but the last, whose status and value the reply carries.
  * A reply that does not fit what this process awaits is dropped.
  */

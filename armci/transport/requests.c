@@ -142,7 +142,7 @@ static void post_send(struct conn *c, const struct target *t, struct pool_buffer
 /*
  * Packs: a non-blocking update's SEND waits at the tail of c's chain, and
  * the updates that follow on c join it, back to back in its buffer
- * (dataserver/protocol.h), until the chain is posted. Many small
+ * (wire/protocol.h), until the chain is posted. Many small
  * accumulates then cost the server one receive and the client one credit,
  * instead of one each.
  */
@@ -188,7 +188,7 @@ static struct work *request_work(struct conn *c, const struct request_desc *r,
         data = r->reply_to_bounce ? bounce_wait() : NULL;
     }
     struct work *w = work_new(WORK_MESSAGE, c, r->req);
-    /* Every request but a lock's is answered in order (dataserver/protocol.h). */
+    /* Every request but a lock's is answered in order (wire/protocol.h). */
     work_await_reply(w, r->msg.op != DS_LOCK);
     w->result = r->result;
     w->status = r->status;

@@ -4,7 +4,7 @@
  * replies.h) and a credit of its connection (the server's terms, given
  * back with answers), a bounce buffer for the message, and goes as one
  * SEND after the requests c's chain holds (send_queue.h). Updates whose
- * payload is copied may share a SEND (a pack, dataserver/protocol.h).
+ * payload is copied may share a SEND (a pack, wire/protocol.h).
  */
 #ifndef ARMCI_TRANSPORT_REQUESTS_H
 #define ARMCI_TRANSPORT_REQUESTS_H
@@ -16,7 +16,7 @@
 
 #include "core/config.h"
 #include "core/util.h"
-#include "dataserver/protocol.h"
+#include "wire/protocol.h"
 #include "transport/handle.h"
 #include "transport/target.h"
 
@@ -33,7 +33,7 @@ void request_init(void (*wait)(void));
 /*
  * Before a lock request's request_post: reserves the second reply slot a
  * lock request needs (a waiting lock is answered twice:
- * dataserver/protocol.h), and waits while too many lock requests of this
+ * wire/protocol.h), and waits while too many lock requests of this
  * process wait already. A waiting lock holds a reply slot until its grant:
  * the bound keeps most slots for the holders' unlocks and the rest of the
  * traffic. Undone by request_lock_granted.
@@ -71,7 +71,7 @@ struct request_desc {
     void (*on_done)(struct work *f); /* then: runs on the work's completion, with ctx */
     void *ctx;
     /* A non-blocking caller's update: its SEND may wait in c's chain for more updates to join
-     * it (one SEND, one credit: dataserver/protocol.h) until the caller waits, the next
+     * it (one SEND, one credit: wire/protocol.h) until the caller waits, the next
      * progress call, or another post on c. */
     bool defer;
     struct handle *req;  /* counts the work until its reply */

@@ -11,7 +11,7 @@
 #include "core/config.h"
 #include "core/mutant.h"
 #include "core/util.h"
-#include "dataserver/protocol.h"
+#include "wire/protocol.h"
 #include "odcm/conn.h"
 #include "transport/progress.h"
 #include "transport/requests.h"

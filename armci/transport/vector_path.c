@@ -11,7 +11,7 @@
 #include "core/acc.h"
 #include "core/config.h"
 #include "core/util.h"
-#include "dataserver/protocol.h"
+#include "wire/protocol.h"
 #include "transport/requests.h"
 #include "transport/work.h"
 #include "transport/pieces.h"

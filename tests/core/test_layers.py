@@ -4,8 +4,9 @@
 Every file under armci/ (and common/, the header-only helpers at the
 bottom) belongs to the layer of its folder; a file may
 include headers of its own layer or of layers below it, never above. The
-transport and the data server are peers that share only the wire protocol
-(dataserver/protocol.h). Inside armci/transport/ the files have an order of
+transport and the data server are peers that include nothing of each other:
+what they share, the wire formats, is a folder below both that neither owns
+(armci/wire/: protocol.h for RC, dgram_protocol.h for UD). Inside armci/transport/ the files have an order of
 their own (docs/ARCHITECTURE.md, bottom up): a file there may include the
 headers of its own file or of files below it in TRANSPORT, never above.
 Prints every violation and fails if there is one.
@@ -19,6 +20,7 @@ import sys
 # Bottom up. A folder not listed here is an error: every file has a layer.
 LAYERS = [
     ("core", ["common", "armci/core", "armci/strided"]),
+    ("wire", ["armci/wire"]),
     ("verbs", ["armci/verbs"]),
     ("odcm", ["armci/odcm"]),
     ("transport", ["armci/transport"]),
@@ -26,7 +28,8 @@ LAYERS = [
     ("api", ["armci/api"]),
     ("init", ["armci/init.c"]),
 ]
-RANK = {"core": 0, "verbs": 1, "odcm": 2, "transport": 3, "dataserver": 3, "api": 4, "init": 5}
+RANK = {"core": 0, "wire": 1, "verbs": 2, "odcm": 3, "transport": 4, "dataserver": 4, "api": 5,
+        "init": 6}
 # armci/transport/, bottom up, by file name without .c/.h (x.h goes with x.c). The first
 # three are types only.
 TRANSPORT = [
@@ -59,8 +62,6 @@ TRANSPORT = [
 ]
 TRANSPORT_RANK = {name: i for i, name in enumerate(TRANSPORT)}
 
-# The one header the two peers share.
-PEER_SHARED = {"armci/dataserver/protocol.h", "armci/dataserver/dgram_protocol.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -112,9 +113,10 @@ def main(root):
                     problems.append(f"{path}: includes {target}, which is in no layer")
                 elif RANK[theirs] > RANK[mine]:
                     problems.append(f"{path} ({mine}) includes {target} ({theirs}): a layer above")
-                elif theirs != mine and RANK[theirs] == RANK[mine] and target not in PEER_SHARED:
-                    problems.append(f"{path} ({mine}) includes {target} ({theirs}): peers share "
-                                    "only the wire protocol")
+                elif theirs != mine and RANK[theirs] == RANK[mine]:
+                    problems.append(f"{path} ({mine}) includes {target} ({theirs}): peers "
+                                    "include nothing of each other (the wire formats are in "
+                                    "armci/wire/)")
                 elif mine == theirs == "transport" and transport_rank(target) is not None and \
                         transport_rank(target) > transport_rank(path):
                     problems.append(f"{path} includes {target}: a file above it in the "

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include "core/config.h"
-#include "dataserver/protocol.h"
+#include "wire/protocol.h"
 #include "transport/pieces.h"
 #include "transport/route.h"
 #include "transport/transfer_desc.h"

@@ -20,8 +20,8 @@
 
 #include "core/config.h"
 #include "core/ticket_lock.h"
-#include "dataserver/dgram_protocol.h"
-#include "dataserver/protocol.h"
+#include "wire/dgram_protocol.h"
+#include "wire/protocol.h"
 #include "fuzz.h"
 #include "odcm/ud.h"
 

@@ -1,6 +1,6 @@
 /*
  * The data server's answers (dataserver/answers.c) and credits (credits.c)
- * for SENDs that carry several requests (dataserver/protocol.h), with the
+ * for SENDs that carry several requests (wire/protocol.h), with the
  * reply SEND recorded instead of posted: the requests of one SEND are
  * answered together and return the one credit the SEND took; a refusal in
  * the middle goes out at once, with the answers before it; and a client
@@ -14,7 +14,7 @@
 #include "core/util.h"
 #include "dataserver/answers.h"
 #include "dataserver/credits.h"
-#include "dataserver/protocol.h"
+#include "wire/protocol.h"
 #include "dataserver/resources.h"
 #include "dataserver/sends.h"
 

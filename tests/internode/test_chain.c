@@ -15,7 +15,7 @@
  * writers send it. Values are small integers, so accumulates are exact.
  *
  * Small updates that go through the data server share SENDs when they
- * follow one another (dataserver/protocol.h): beside the 8-256 B
+ * follow one another (wire/protocol.h): beside the 8-256 B
  * accumulates there are strided puts and accumulates of short rows,
  * vector puts and accumulates, and float accumulates of odd lengths (4-28
  * bytes: the next request in a SEND starts padded) into a float area.

@@ -12,7 +12,7 @@
 #include "dataserver/answers.h"
 #include "dataserver/resources.h"
 #include "dataserver/sends.h"
-#include "dataserver/sessions.h"
+#include "dataserver/engine.h"
 #include "verbs/qp_pool.h"
 #include "verbs/rc_qp.h"
 
@@ -39,7 +39,7 @@ static void *conn_create(int client)
     }
     sc->max_sge = caps.max_send_sge;
     sc->client = client;
-    sc->session = session_of(client);
+    sc->engine = engine_of(client);
     sc->psn = rc_random_psn();
     credits_join(sc);
     intmap_put(&by_qpn, sc->qp->qp_num, sc);
@@ -59,7 +59,7 @@ static struct verbs_addr conn_address(const void *conn, struct cm_terms *terms)
 {
     const struct server_conn *sc = conn;
     *terms = (struct cm_terms){
-        .credits = sc->allowance, .gather = sc->max_sge, .resume = session_next(sc->session)};
+        .credits = sc->allowance, .gather = sc->max_sge, .resume = engine_next(sc->engine)};
     return verbs_my_addr(sc->qp->qp_num, sc->psn);
 }
 
@@ -82,21 +82,21 @@ static void conn_retire(struct server_conn *sc)
     credits_leave(sc);
 }
 
-/* The client closed its end with nothing in flight; ours goes once its own sends are done,
- * and with it the client's session: its next connection numbers its requests from 1. */
+/* The client closed its end with nothing in flight; ours goes once its own sends are done.
+ * Its sequence space stays (engine.h): its datagrams and its next connection go on from the
+ * number its requests had reached. */
 static void conn_destroy(void *conn)
 {
     struct server_conn *sc = conn;
     conn_retire(sc);
     locks_forget_conn(sc);
-    session_end(sc->client);
     conn_free(sc);
 }
 
 /*
  * The client's end broke. Ours may still be up (the break was on its side):
  * it goes to the error state, which flushes its sends, then a new end takes
- * over the session, the queued lock requests and the allowance. Answers
+ * over the sequence space, the queued lock requests and the allowance. Answers
  * that were due on the old end are not sent: the client replays every
  * request it has no answer for.
  */
@@ -135,5 +135,5 @@ void connections_fini(void)
     conn_free(sc);
     intmap_free(&by_qpn);
     credits_fini();
-    sessions_fini();
+    engine_fini();
 }

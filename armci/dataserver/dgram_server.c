@@ -5,14 +5,13 @@
  * length fits the datagram, every range lies in a registered segment.
  */
 #include "dataserver/dgram_server.h"
+#include "dataserver/engine.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/config.h"
 #include "core/hybrid_stats.h"
-#include "core/intmap.h"
-#include "core/memstat.h"
 #include "core/mutant.h"
 #include "core/runtime.h"
 #include "core/topology.h"
@@ -28,54 +27,22 @@
 #include "odcm/ud.h"
 #include "verbs/device.h"
 
-/* The answer to one executed request, kept until the window has moved past it. */
-struct cached_answer {
-    uint32_t seq;
-    int32_t status;
-    int64_t value;
-    uint8_t op;
-    bool valid;
-};
-
-/* What the server keeps per client that sent it datagrams. */
-struct dgram_client {
-    uint32_t expected;            /* the number it executes next */
-    struct cached_answer cache[]; /* [ARMCI_HYBRID_WINDOW], by number modulo the window */
-};
-
 /* Answers to the datagram being served, collected into as few datagrams as fit. */
 struct answer_batch {
     int rank;
-    struct dgram_client *client;
+    struct engine_client *client; /* its sequence space, shared with its RC requests */
     size_t len;
     uint8_t count;
     uint8_t *buf; /* dgram_datagram_bytes() */
 };
 
 static struct ud_endpoint sud;
-static struct intmap clients; /* rank -> struct dgram_client */
 static uint8_t *answer_buf;
 static bool on;
 
 size_t dgram_datagram_bytes(void)
 {
     return dgram_size(cfg.hybrid_size, (int)vdev.mtu);
-}
-
-static size_t client_bytes(void)
-{
-    return sizeof(struct dgram_client) + sizeof(struct cached_answer) * (size_t)cfg.hybrid_window;
-}
-
-static struct dgram_client *client_of(int rank)
-{
-    struct dgram_client *c = intmap_get(&clients, (uint32_t)rank);
-    if (c)
-        return c;
-    c = xcalloc(1, client_bytes());
-    memstat_add(MEM_DATAGRAM, (long)client_bytes());
-    intmap_put(&clients, (uint32_t)rank, c);
-    return c;
 }
 
 /* ---- answers ---- */
@@ -88,7 +55,7 @@ static void batch_send(struct answer_batch *b)
                              .kind = DGRAM_ANSWERS,
                              .count = b->count,
                              .rank = topo.my_node,
-                             .ack = b->client->expected};
+                             .ack = (uint32_t)engine_next(b->client)};
     memcpy(b->buf, &h, sizeof(h));
     struct verbs_addr to = directory_client_data(b->rank);
     if (!ud_send_bytes(&sud, b->rank, &to, b->buf, b->len)) {
@@ -176,39 +143,46 @@ static int32_t execute(int rank, const struct dgram_request *rq, const void *pay
 }
 
 /*
- * Exactly once: the expected number is executed and its answer kept; an older
- * one is answered from the cache (a get read again), never executed twice; a
- * newer one is dropped (its client sends it again after the ones before).
+ * Exactly once, in the client's one sequence space (engine.h): the next number
+ * is executed and its answer kept; an older one is answered from the kept
+ * answer (a get read again), never executed twice; a newer one is dropped
+ * (its client sends it again after the ones before).
  */
 static void serve_one(struct answer_batch *b, const struct dgram_request *rq, const void *payload,
                       size_t payload_len)
 {
-    struct dgram_client *cl = b->client;
-    int32_t ahead = (int32_t)(rq->seq - cl->expected);
-    struct cached_answer *c = &cl->cache[rq->seq % (uint32_t)cfg.hybrid_window];
+    struct engine_client *cl = b->client;
+    uint64_t seq;
+    if (!engine_widen(cl, rq->seq, &seq))
+        return; /* before the client's first number */
+    enum engine_verdict verdict = engine_check(cl, seq);
     const void *data = NULL;
 #if ARMCI_MUTANT_IS(dgram_reexecute)
-    ahead = ahead < 0 ? 0 : ahead; /* the bug: a retransmitted request runs again */
+    if (verdict == ENGINE_DUPLICATE) /* the bug: a retransmitted request runs again */
+        verdict = ENGINE_NEW;
 #endif
-    if (ahead > 0) {
+    if (verdict == ENGINE_EARLY) {
         hybrid_stats.early++;
         return;
     }
-    if (ahead < 0) {
-        if (!c->valid || c->seq != rq->seq)
-            return; /* answered long ago: its client has moved past it */
+    if (verdict == ENGINE_DUPLICATE) {
+        int32_t status;
+        int64_t value;
+        int op;
+        /* Beyond a window behind the next number, its client has moved past it. */
+        if (engine_next(cl) - seq > (uint64_t)cfg.hybrid_window ||
+            !engine_kept(cl, seq, &status, &value, &op))
+            return;
         hybrid_stats.duplicates++;
-        int32_t status = c->status;
-        if (c->op == DGRAM_GET)
+        if (op == DGRAM_GET)
             status = read_at(rq, &data);
-        batch_add(b, rq->seq, status, c->value, data, data ? rq->len : 0);
+        batch_add(b, rq->seq, status, value, data, data ? rq->len : 0);
         return;
     }
     int64_t value = 0;
     int32_t status = execute(b->rank, rq, payload, payload_len, &value, &data);
-    *c = (struct cached_answer){
-        .seq = rq->seq, .status = status, .value = value, .op = rq->op, .valid = true};
-    cl->expected++;
+    engine_keep(cl, seq, status, value, rq->op);
+    engine_served(cl, seq);
     hybrid_stats.executed++;
     batch_add(b, rq->seq, status, value, data, data ? rq->len : 0);
 }
@@ -238,7 +212,7 @@ static void on_datagram(void *ctx, const struct ud_sender *from, const void *byt
         return;
     }
     struct answer_batch b = {.rank = h.rank,
-                             .client = client_of(h.rank),
+                             .client = engine_of(h.rank),
                              .len = sizeof(struct dgram_header),
                              .buf = answer_buf};
     const uint8_t *p = (const uint8_t *)bytes + sizeof(h);
@@ -276,13 +250,11 @@ static void on_datagram(void *ctx, const struct ud_sender *from, const void *byt
  */
 static void on_lock_turn(int rank, uint64_t token, int status)
 {
-    struct dgram_client *cl = intmap_get(&clients, (uint32_t)rank);
+    struct engine_client *cl = engine_of(rank);
     uint32_t seq = (uint32_t)token;
-    if (!cl)
-        return;
-    struct cached_answer *c = &cl->cache[seq % (uint32_t)cfg.hybrid_window];
-    if (c->valid && c->seq == seq)
-        c->status = status;
+    uint64_t full;
+    if (engine_widen(cl, seq, &full))
+        engine_rekeep(cl, full, status);
     uint8_t buf[sizeof(struct dgram_header) + sizeof(struct dgram_answer)];
     struct answer_batch b = {
         .rank = rank, .client = cl, .len = sizeof(struct dgram_header), .buf = buf};
@@ -307,13 +279,6 @@ void dgram_server_fini(void)
 {
     if (!on)
         return;
-    struct dgram_client *c;
-    INTMAP_FOR_EACH(&clients, c)
-    {
-        memstat_add(MEM_DATAGRAM, -(long)client_bytes());
-        free(c);
-    }
-    intmap_free(&clients);
     ud_destroy(&sud);
     free(answer_buf);
     answer_buf = NULL;

@@ -20,7 +20,7 @@
 #include "dataserver/registry.h"
 #include "dataserver/answers.h"
 #include "dataserver/sends.h"
-#include "dataserver/sessions.h"
+#include "dataserver/engine.h"
 #include "verbs/rc_qp.h"
 
 /* Not an answer: the connection failed under the request (a pull that could not read the
@@ -306,7 +306,7 @@ static int execute(struct server_conn *sc, struct ds_message *rq, size_t payload
 
 /*
  * A request served before, sent again after its connection broke
- * (sessions.h): answered as it was, never applied again. A get is read
+ * (engine.h): answered as it was, never applied again. A get is read
  * again (its data may not have reached the client); a lock answers from its
  * state (locks.h); an Rmw, an unlock or a refusal from the kept answer; an
  * update that was not refused succeeded.
@@ -314,13 +314,13 @@ static int execute(struct server_conn *sc, struct ds_message *rq, size_t payload
 static void serve_replay(struct server_conn *sc, struct ds_message *rq, size_t payload,
                          bool ends_send)
 {
-    session_count_replay();
+    engine_count_duplicate();
     int64_t value = 0;
-    int status = DS_OK;
+    int status = DS_OK, op;
     if (rq->op == DS_LOCK) {
         if (lock_replayed(sc, rq))
             return;
-        if (!session_kept(sc->session, rq->seq, &status, &value)) {
+        if (!engine_kept(sc->engine, rq->seq, &status, &value, &op)) {
             armci_warn("data server: rank %d replayed lock request %llu, which it no longer "
                        "waits for",
                        sc->client, (unsigned long long)rq->seq);
@@ -331,7 +331,7 @@ static void serve_replay(struct server_conn *sc, struct ds_message *rq, size_t p
     }
     if (rq->op == DS_GET_PACKED || rq->op == DS_GET_IOV) {
         status = execute(sc, rq, payload, &value);
-    } else if (!session_kept(sc->session, rq->seq, &status, &value) &&
+    } else if (!engine_kept(sc->engine, rq->seq, &status, &value, &op) &&
                (rq->op == DS_RMW || rq->op == DS_UNLOCK)) {
         armci_warn("data server: rank %d replayed request %llu, whose answer is no longer kept",
                    sc->client, (unsigned long long)rq->seq);
@@ -345,15 +345,15 @@ static void serve_replay(struct server_conn *sc, struct ds_message *rq, size_t p
 static void serve_request(struct server_conn *sc, struct ds_message *rq, size_t payload,
                           bool ends_send)
 {
-    switch (session_check(sc->session, rq->seq)) {
-    case SESSION_REPLAY:
+    switch (engine_check(sc->engine, rq->seq)) {
+    case ENGINE_DUPLICATE:
 #if !ARMCI_MUTANT_IS(replay_applied_twice)
         serve_replay(sc, rq, payload, ends_send);
         return;
 #else
         break;
 #endif
-    case SESSION_GAP:
+    case ENGINE_EARLY:
         /* Behind a request that a failing connection left unserved: the client's replay brings
          * both again, in order. On a working connection a gap is the client's mistake. */
         if (sc->broken)
@@ -362,32 +362,32 @@ static void serve_request(struct server_conn *sc, struct ds_message *rq, size_t 
                    (unsigned long long)rq->seq);
         answer_request(sc, rq, DS_EINVAL, 0, ends_send);
         return;
-    case SESSION_NEW:
+    case ENGINE_NEW:
         break;
     }
     int64_t value = 0;
     int status;
     if (rq->op == DS_LOCK) {
-        session_served(sc->session, rq->seq);
+        engine_served(sc->engine, rq->seq);
         status = lock_request(sc, rq); /* answers itself, at once or when granted */
         if (status != DS_OK && status != DS_QUEUED)
-            session_keep(sc->session, rq->seq, status, 0);
+            engine_keep(sc->engine, rq->seq, status, 0, rq->op);
         return;
     }
     if (rq->op == DS_UNLOCK) {
-        session_served(sc->session, rq->seq);
+        engine_served(sc->engine, rq->seq);
         status = unlock_request(sc, rq);
-        session_keep(sc->session, rq->seq, status, 0);
+        engine_keep(sc->engine, rq->seq, status, 0, rq->op);
         return;
     }
     status = execute(sc, rq, payload, &value);
     if (status == DS_UNSERVED) {
-        session_count_unserved();
+        engine_count_unserved();
         return; /* no answer: the connection that would carry it failed */
     }
-    session_served(sc->session, rq->seq);
+    engine_served(sc->engine, rq->seq);
     if (rq->op == DS_RMW || status != DS_OK)
-        session_keep(sc->session, rq->seq, status, value);
+        engine_keep(sc->engine, rq->seq, status, value, rq->op);
     answer_request(sc, rq, status, value, ends_send);
 }
 

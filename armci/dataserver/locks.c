@@ -26,7 +26,7 @@ struct lock_waiter {
     struct server_conn *sc;
     int client;
     uint64_t token;
-    uint64_t seq; /* RC: the request's number in the client's session (sessions.h) */
+    uint64_t seq; /* RC: the request's number in the client's sequence space (dataserver/engine.h) */
     struct lock_waiter *next;
 };
 

@@ -13,7 +13,7 @@
 int lock_request(struct server_conn *sc, const struct ds_message *rq);
 /* An unlock over RC, answered; returns its status. */
 int unlock_request(struct server_conn *sc, const struct ds_message *rq);
-/* A lock request replayed after sc's client lost a connection (sessions.h): answered from the
+/* A lock request replayed after sc's client lost a connection (dataserver/engine.h): answered from the
  * state of that request (still queued: its grant now goes to sc; granted), never given a
  * second ticket. False if the request is neither queued nor granted (it was refused). */
 bool lock_replayed(struct server_conn *sc, const struct ds_message *rq);

@@ -6,11 +6,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct session;
+struct engine_client;
 
 struct server_conn {
     int client;              /* the client's rank */
-    struct session *session; /* its request numbering, across its connections (sessions.h) */
+    struct engine_client *engine; /* its sequence space, across connections and carriers */
     struct ibv_qp *qp;
     uint32_t psn;
     int allowance; /* requests the client may have outstanding here (credits.c) */

@@ -278,7 +278,7 @@ static const char *invalid_request(const struct cm_msg *m)
  * means it gave up ours. While our end has not left INIT (no RTU yet) it has
  * served nothing, so the newer attempt takes it over. Once connected, a
  * client asks anew only when its end broke (it closes with DISC otherwise):
- * a new end replaces ours (ops.replace: the session and the queued lock
+ * a new end replaces ours (ops.replace: the sequence space and the queued lock
  * requests carry over, the client replays what was not answered). Attempts
  * at or below the client's last closed one are late datagrams and are
  * ignored.

@@ -29,7 +29,7 @@ int cm_server_send_depth(void);
 struct cm_terms {
     int credits;     /* requests the client may have outstanding at first */
     int gather;      /* chunks the server writes back in one RDMA write (its QP's gather list) */
-    uint64_t resume; /* the client's requests below this number were served (sessions.h) */
+    uint64_t resume; /* the client's requests below this number were served (dataserver/engine.h) */
 };
 
 struct cm_server_ops {
@@ -42,7 +42,7 @@ struct cm_server_ops {
     /* Destroys it: the client has closed its end, with nothing in flight. */
     void (*destroy)(void *conn);
     /* The client's end broke and it connects anew: a new end (QP in INIT) takes over what the
-     * old one carried for it (its session, its queued lock requests), the old one goes. */
+     * old one carried for it (its sequence space, its queued lock requests), the old one goes. */
     void *(*replace)(void *conn);
     /* When it last served a request (any increasing clock): the least recently used one is
      * asked to close when the server is at its cap. */

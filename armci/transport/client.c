@@ -4,6 +4,7 @@
 #include "odcm/cm.h"
 #include "transport/dgram.h"
 #include "transport/entry.h"
+#include "transport/numbering.h"
 #include "transport/progress.h"
 #include "transport/replies.h"
 #include "transport/route.h"
@@ -43,6 +44,7 @@ void client_fini(void)
 {
     conns_fini();
     dgram_fini();
+    numbering_fini();
     progress_fini();
     bounce_pool_fini();
     reg_cache_fini();

@@ -63,7 +63,7 @@ struct conn_io {
     size_t pack_next;             /* where a request joining it would start (8-byte aligned) */
 
     /* Requests not confirmed, to replay on a new QP if this one breaks (replay_log.h). */
-    uint64_t next_seq;     /* the number of its next data-server request (sessions.h) */
+    int posting; /* request_post is under way here: the node's UD path stays idle meanwhile */
     struct logged_wr *log; /* [sq_depth]: requests posted and not retired, oldest first */
     int log_head;
     int log_count;

@@ -22,6 +22,7 @@
 #include "wire/protocol.h"
 #include "odcm/directory.h"
 #include "odcm/ud.h"
+#include "transport/numbering.h"
 #include "transport/progress.h"
 #include "verbs/device.h"
 #include "verbs/endpoint.h"
@@ -223,6 +224,13 @@ static size_t unsent_bytes(const struct dgram_peer *p)
     return len;
 }
 
+/* Whether datagrams to node are unanswered (numbering.h: RC requests wait for them). */
+static bool unanswered_to(int node)
+{
+    const struct dgram_peer *p = intmap_get(&peers, (uint32_t)node);
+    return p && p->base != p->next_seq;
+}
+
 /* A slot for the next request to node: waits while its window is full. */
 static struct dgram_slot *slot_new(struct dgram_peer *p, uint8_t op, const struct target *t,
                                    size_t len, struct handle *req, const char *what)
@@ -231,6 +239,15 @@ static struct dgram_slot *slot_new(struct dgram_peer *p, uint8_t op, const struc
         flush(p);
         progress_wait();
     }
+    /* The node's one sequence space (numbering.h): with nothing in flight the window starts
+     * at the node's next number (RC requests may have taken the ones before); with requests
+     * in flight no RC request can have taken one (requests.c waits for these first). */
+    uint32_t seq = (uint32_t)numbering_next(p->node);
+    if (p->base == p->next_seq)
+        p->base = p->unsent = p->next_seq = seq;
+    else if (seq != p->next_seq)
+        armci_die(NULL, "internal error: request %u to node %d over UD follows %u", seq, p->node,
+                  p->next_seq - 1);
     if (p->next_seq - p->base >= p->cap)
         grow_slots(p);
     struct dgram_slot *sl = slot_at(p, p->next_seq);
@@ -524,6 +541,7 @@ void dgram_init(void)
                    CLIENT_RECV_BUFS, on_answers, NULL);
     directory_offer_client_data(cud.qp->qp_num);
     progress_add_datagrams(progress, next_deadline);
+    numbering_set_ud_query(unanswered_to);
 }
 
 void dgram_fini(void)

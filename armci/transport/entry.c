@@ -182,14 +182,15 @@ bool conn_busy(const struct conn *c)
     return io->pinned;
 #endif
     return io->pinned || io->outstanding || io->queue_head || io->draining || io->sq_posted ||
-           io->sq_dirty;
+           io->sq_dirty || io->posting;
 }
 
 /* Operations of ours in flight or queued on c (whether it is pinned or not). */
 static bool conn_has_work(const struct conn *c)
 {
     const struct conn_io *io = c->io;
-    return io->outstanding || io->queue_head || io->draining || io->sq_posted || io->sq_dirty;
+    return io->outstanding || io->queue_head || io->draining || io->sq_posted || io->sq_dirty ||
+           io->posting;
 }
 
 bool conn_waits_for_lock(const struct conn *c)

@@ -6,7 +6,7 @@
  * posted on the broken QP (what is issued meanwhile is logged, or queued
  * until the connection is back), the connection manager sets up a new QP
  * pair with a new attempt number over UD (its server replaces its end,
- * keeping the client's session: dataserver/sessions.h), and what the server
+ * keeping the client's sequence space: dataserver/engine.h), and what the server
  * had not confirmed is posted again, in its original order, before anything
  * newer (replay_log.h). The server recognises replayed requests by their
  * numbers and applies nothing twice. A node whose server answers nothing

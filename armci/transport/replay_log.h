@@ -7,7 +7,7 @@
  *    all answered yet. The device's completion means the bytes left, not that
  *    the server has them (DESIGN.md 10.1, rule 5): the whole SEND, payload
  *    included, goes again; the server serves it if it never got it, or
- *    answers it again if it did (dataserver/sessions.h). A payload sent in
+ *    answers it again if it did (dataserver/engine.h). A payload sent in
  *    place stays the request's until it is answered (server_path.c);
  *  - the log: every request posted and not retired yet (send_queue.h),
  *    verbatim: opcode, flags, wr_id, gather list, a copy of an inline

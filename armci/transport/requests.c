@@ -12,6 +12,7 @@
 #include "core/topology.h"
 #include "odcm/conn.h"
 #include "transport/conn_io.h"
+#include "transport/numbering.h"
 #include "transport/replay_log.h"
 #include "transport/send_queue.h"
 #include "transport/work.h"
@@ -89,13 +90,14 @@ static struct ds_message *write_header(const struct request_desc *r, void *to)
 }
 
 /*
- * The next request number of c for msg, given when msg's place in c's send
- * queue is certain (nothing waits between this and its post): requests reach
- * the server in the order of their numbers (dataserver/sessions.h).
+ * The node's next request number for msg (numbering.h), given when msg's
+ * place in c's send queue is certain (nothing waits between this and its
+ * post): requests reach the server in the order of their numbers
+ * (dataserver/engine.h).
  */
 static void number(struct conn *c, struct ds_message *msg)
 {
-    msg->seq = ++c->io->next_seq;
+    msg->seq = numbering_next(c->node);
 }
 
 /* w's SEND is in b (len bytes so far): the buffer is w's, or with recovery on its record's,
@@ -239,7 +241,7 @@ static struct work *pack_join(struct conn *c, const struct request_desc *r)
     return w;
 }
 
-struct work *request_post(struct conn *c, const struct request_desc *r)
+static struct work *post_request(struct conn *c, const struct request_desc *r)
 {
     bool shares = shares_send(r);
     reserve_reply_slot();
@@ -261,5 +263,18 @@ struct work *request_post(struct conn *c, const struct request_desc *r)
         pack_open(c, r->t, b, msg, len, w);
     else
         post_send(c, r->t, b, len, r->gather, r->ngather, w);
+    return w;
+}
+
+struct work *request_post(struct conn *c, const struct request_desc *r)
+{
+    /* One sequence space for both carriers: while this request is under way no datagram to
+     * the node starts (the connection counts as busy), and it is numbered only once the
+     * node's datagrams are answered (numbering.h; with threads, another thread's may be). */
+    c->io->posting++;
+    while (numbering_ud_busy(c->node))
+        wait_progress();
+    struct work *w = post_request(c, r);
+    c->io->posting--;
     return w;
 }

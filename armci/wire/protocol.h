@@ -119,7 +119,7 @@ struct ds_message {
     uint8_t more;        /* another request follows this one in its SEND */
     int32_t origin;      /* client's rank (diagnostics, lock ownership) */
     uint64_t token;      /* echoed in the reply */
-    uint64_t seq;        /* the client's request number at this server (sessions.h): one more
+    uint64_t seq;        /* the client's request number at this server (dataserver/engine.h): one more
                             per request, across its connections to this node, so that a request
                             replayed after a broken connection is recognised */
     uint64_t addr;       /* target address in the server's space */

@@ -37,6 +37,7 @@ TRANSPORT = [
     "conn_io",        # the transport's state of a connection
     "transfer_desc",  # struct transfer: one put, get or accumulate
     "handle",         # what operations count in
+    "numbering",      # one request counter per node, for both carriers
     "work",           # works in flight, bounce buffers, reply tokens
     "replay_log",     # what a connection sent and its server has not confirmed
     "send_queue",     # room, signaling, the chain of requests, lazy flushes

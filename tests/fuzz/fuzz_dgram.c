@@ -67,6 +67,7 @@
 #include "dataserver/answers.h"
 #include "wire/dgram_protocol.h"
 #include "dataserver/dgram_server.h"
+#include "dataserver/engine.h"
 #include "dataserver/locks.h"
 #include "wire/protocol.h"
 #include "dataserver/resources.h"
@@ -886,6 +887,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     free_lock_block();
     dgram_server_fini();
+    engine_fini(); /* the clients' sequence spaces (the server's connections_fini frees them) */
     FUZZ_CHECK(memstat_now(MEM_DATAGRAM) == 0, "%ld bytes of client state left",
                memstat_now(MEM_DATAGRAM));
     return 0;

@@ -34,7 +34,7 @@
 #include "dataserver/locks.h"
 #include "dataserver/answers.h"
 #include "dataserver/sends.h"
-#include "dataserver/sessions.h"
+#include "dataserver/engine.h"
 #include "fuzz.h"
 
 #define OUT_SIZE FUZZ_DS_OUT_SIZE
@@ -165,51 +165,54 @@ void server_post_send(struct server_conn *sc, struct ibv_send_wr *wr)
     write_len = s->length;
 }
 
-/* ---- sessions: the harness says whether a request is new or a replay ---- */
+/* ---- the request engine: the harness says whether a request is new or a duplicate ---- */
 
-static bool replaying; /* the input's control byte: serve the next request as a replay */
+static bool replaying; /* the input's control byte: serve the next request as a duplicate */
 
-struct session *session_of(int client)
+struct engine_client *engine_of(int client)
 {
     (void)client;
     return NULL;
 }
 
-enum session_verdict session_check(const struct session *s, uint64_t seq)
+enum engine_verdict engine_check(const struct engine_client *e, uint64_t seq)
 {
-    (void)s;
+    (void)e;
     (void)seq;
-    return replaying ? SESSION_REPLAY : SESSION_NEW;
+    return replaying ? ENGINE_DUPLICATE : ENGINE_NEW;
 }
 
-void session_served(struct session *s, uint64_t seq)
+void engine_served(struct engine_client *e, uint64_t seq)
 {
-    (void)s;
+    (void)e;
     (void)seq;
 }
 
-void session_keep(struct session *s, uint64_t seq, int status, int64_t value)
+void engine_keep(struct engine_client *e, uint64_t seq, int status, int64_t value, int op)
 {
-    (void)s;
+    (void)e;
     (void)seq;
     (void)status;
     (void)value;
+    (void)op;
 }
 
-bool session_kept(const struct session *s, uint64_t seq, int *status, int64_t *value)
+bool engine_kept(const struct engine_client *e, uint64_t seq, int *status, int64_t *value,
+                 int *op)
 {
-    (void)s;
+    (void)e;
     (void)seq;
     (void)status;
     (void)value;
+    (void)op;
     return false;
 }
 
-void session_count_replay(void)
+void engine_count_duplicate(void)
 {
 }
 
-void session_count_unserved(void)
+void engine_count_unserved(void)
 {
 }
 

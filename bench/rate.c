@@ -20,6 +20,8 @@
  */
 #include <armci.h>
 #include <mpi.h>
+
+#include "bench_csv.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,9 +66,9 @@ static double run(enum op op, double *local, char *remote, int window, armci_hdl
 static void print_row(const char *impl, const char *layout, const char *op, int bytes,
                       int outstanding, int iters, double t)
 {
-    printf("%s,%s,%s,%d,%d,%d,%.3f,%.0f\n", impl, layout, op, bytes, outstanding, iters, t * 1e6,
-           1 / t);
-    fflush(stdout);
+    fprintf(bench_csv(), "%s,%s,%s,%d,%d,%d,%.3f,%.0f\n", impl, layout, op, bytes, outstanding,
+            iters, t * 1e6, 1 / t);
+    fflush(bench_csv());
 }
 
 /* One ARMCI_PutV or ARMCI_AccV of VEC_PIECES pieces of BYTES each, blocking: seconds per call. */
@@ -145,7 +147,7 @@ int main(int argc, char **argv)
     ARMCI_Barrier();
 
     if (me == 0)
-        printf("impl,layout,op,bytes,outstanding,iterations,usec_per_op,ops_per_s\n");
+        fprintf(bench_csv(), "impl,layout,op,bytes,outstanding,iterations,usec_per_op,ops_per_s\n");
     for (int op = OP_PUT; op <= OP_ACC; op++) {
         for (int w = 1; w <= max_window; w *= 2) {
             if (me == 0) {

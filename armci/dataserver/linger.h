@@ -9,7 +9,9 @@
  *   - a request that comes while it polls: the time covers twice that gap;
  *   - one that comes after it fell asleep but within the bound: the time
  *     grows to twice that gap (polling longer would have caught it);
- *   - a longer idle period: the time halves, down to a floor.
+ *   - from the fourth longer idle period in a row on (none of them followed
+ *     by a request caught while polling), the time halves, down to a floor;
+ *     a client that pauses between short bursts keeps what its bursts need.
  * Bounded by ARMCI_SERVER_SPIN_US; with no spare core (ARMCI_WAIT yields,
  * core/wait_policy.h) by today's 50 us as well, and the polling there
  * yields the core between polls instead of spinning.
@@ -26,6 +28,7 @@ struct linger {
     double current;    /* seconds it polls after the next piece of work */
     double idle_since; /* when it last found nothing to do; < 0 while busy */
     bool slept;        /* whether it gave up polling in this idle period */
+    int long_idles;    /* idle periods longer than the bound in a row */
 };
 
 /* With no spare core the bound is at most this (the fixed linger before it adapted). */

@@ -1,8 +1,9 @@
 /*
  * The data server's polling after work (dataserver/linger.c) over made-up
  * times: it grows to cover the gaps before requests that came soon after
- * work, shrinks after long idle periods, never passes its bound (50 us when
- * the host has no spare core) and, with a bound of 0, never polls at all.
+ * work, shrinks after runs of long idle periods but not for pauses between
+ * short bursts, never passes its bound (50 us when the host has no spare
+ * core) and, with a bound of 0, never polls at all.
  */
 #include <stdbool.h>
 
@@ -11,20 +12,28 @@
 
 #define US 1e-6
 
-/* From `t`, polls until the linger lets the server sleep: the seconds it polled. */
-static double polled_for(struct linger *l, double t)
+static bool last_caught; /* whether the last request came while the server still polled */
+
+/* The server runs out of work at `from` and the next request arrives at `next`: it polls in
+ * steps of 0.1 us until then or until the linger lets it sleep, then serves the request.
+ * Returns the seconds it polled. */
+static double idle_then_request(struct linger *l, double from, double next)
 {
-    double start = t;
-    while (linger_poll_on(l, t) && t - start < 1)
+    double t = from;
+    bool polling = true;
+    while (t < next && (polling = linger_poll_on(l, t)))
         t += 0.1 * US;
-    return t - start;
+    last_caught = polling;
+    linger_work(l, next);
+    return t - from;
 }
 
-/* One burst of work at `t`, then idle: how long the server polls afterwards. */
-static double after_work(struct linger *l, double t)
+/* Whether the request ending an idle period of `gap` seconds is caught while polling. */
+static bool caught(struct linger *l, double *t, double gap)
 {
-    linger_work(l, t);
-    return polled_for(l, t);
+    idle_then_request(l, *t, *t + gap);
+    *t += gap;
+    return last_caught;
 }
 
 int main(void)
@@ -32,47 +41,60 @@ int main(void)
     struct linger l;
     double t = 1;
 
-    /* Requests every 80 us: the first comes after the server slept (it polled 50 us), then
-     * the server polls long enough to catch them awake. */
+    /* Requests every 80 us: the first after work finds the server asleep (it polled half the
+     * bound, 50 us); from then on it polls long enough to catch them. */
     linger_init(&l, 100 * US, false);
-    double first = after_work(&l, t);
+    linger_work(&l, t);
+    double first = idle_then_request(&l, t, t + 80 * US);
+    t += 80 * US;
     EXPECT(first > 49 * US && first < 51 * US, "starts at half the bound");
-    t += 80 * US; /* the next request: the server fell asleep 30 us before it */
-    double grown = after_work(&l, t);
-    EXPECT(grown > 99 * US && grown < 101 * US,
-           "a request soon after it slept: polls up to the bound (2 x 80 us, bounded)");
+    EXPECT(caught(&l, &t, 80 * US), "after one request it missed by 30 us, it catches the next");
 
-    /* Every idle period far longer than the bound: the time halves down to the floor. */
+    /* Idle periods far longer than the bound, one after another: the time halves down to
+     * the floor. */
     for (int k = 0; k < 40; k++) {
+        idle_then_request(&l, t, t + 10e-3);
         t += 10e-3;
-        after_work(&l, t);
     }
+    double shrunk = idle_then_request(&l, t, t + 10e-3);
     t += 10e-3;
-    double shrunk = after_work(&l, t);
     EXPECT(shrunk > 0 && shrunk < 5 * US, "long idle periods: polls only a few microseconds");
 
-    /* Then requests 8 us apart again: one late request and it polls 16 us, which catches
-     * the next while awake, so it keeps that. */
-    t += 8 * US;
-    double again = after_work(&l, t);
-    EXPECT(again > 15 * US && again < 17 * US, "a late request: 2 x its gap");
-    linger_work(&l, t + 8 * US);
-    EXPECT(polled_for(&l, t + 8 * US) > 15 * US, "a request caught while polling: kept");
+    /* Requests 8 us apart again: one is missed, the next ones are caught. */
+    EXPECT(!caught(&l, &t, 8 * US), "shrunk: misses one");
+    EXPECT(caught(&l, &t, 8 * US), "then catches the next");
+
+    /* A client that sends two lone requests 10 ms apart, then a burst of two 8 us apart,
+     * over and over: the pauses do not shrink the time, since the polling catches the
+     * second request of every burst. */
+    linger_init(&l, 100 * US, false);
+    t = 4;
+    linger_work(&l, t);
+    for (int k = 0; k < 40; k++) {
+        for (int lone = 0; lone < 2; lone++)
+            caught(&l, &t, 10e-3);
+        EXPECT(caught(&l, &t, 8 * US),
+               "short bursts after long pauses: the second request is caught");
+    }
 
     /* No spare core: at most 50 us, whatever the bound asked for. */
     linger_init(&l, 1000 * US, true);
-    t = 2;
-    after_work(&l, t);
-    t += 40 * US; /* after it slept: it would grow to 80 us */
-    double capped = after_work(&l, t);
+    t = 5;
+    linger_work(&l, t);
+    idle_then_request(&l, t, t + 40 * US); /* missed after 25 us: would grow to 80 us */
+    t += 40 * US;
+    double capped = idle_then_request(&l, t, t + 60 * US);
     EXPECT(capped > 49 * US && capped < 51 * US, "ARMCI_WAIT yield: polls at most 50 us");
+    t += 60 * US;
 
     /* A bound of 0: sleeps at once after work. */
     linger_init(&l, 0, false);
-    t = 3;
-    EXPECT(after_work(&l, t) == 0, "bound 0: never polls");
-    t += 1 * US;
-    EXPECT(after_work(&l, t) == 0, "bound 0: never polls, even after a request right after");
+    t = 6;
+    linger_work(&l, t);
+    for (int k = 0; k < 3; k++) {
+        EXPECT(idle_then_request(&l, t, t + 1 * US) == 0, "bound 0: never polls");
+        t += 1 * US;
+    }
 
     printf("linger: ok\n");
     return 0;

@@ -9,6 +9,8 @@
  */
 #include <armci.h>
 #include <mpi.h>
+
+#include "bench_csv.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -53,12 +55,13 @@ int main(int argc, char **argv)
     for (int w = 0; w < 3; w++)
         time_barrier(w, me, n, 50);
     if (me == 0)
-        printf("impl,mpi_transport,procs,node_size,nodes,iterations,usec_per_barrier\n");
+        fprintf(bench_csv(),
+                "impl,mpi_transport,procs,node_size,nodes,iterations,usec_per_barrier\n");
     for (int w = 0; w < 3; w++) {
         double t = time_barrier(w, me, n, iters);
         if (me == 0)
-            printf("%s,%s,%d,%s,%d,%d,%.2f\n", impl[w], transport, n, node_size,
-                   armci_domain_count(ARMCI_DOMAIN_SMP), iters, t * 1e6);
+            fprintf(bench_csv(), "%s,%s,%d,%s,%d,%d,%.2f\n", impl[w], transport, n, node_size,
+                    armci_domain_count(ARMCI_DOMAIN_SMP), iters, t * 1e6);
     }
     ARMCI_Finalize();
     MPI_Finalize();

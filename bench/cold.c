@@ -13,6 +13,8 @@
  * Usage: bench_cold IMPL_NAME [count] [window]
  */
 #include <mpi.h>
+
+#include "bench_csv.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,14 +92,14 @@ int main(int argc, char **argv)
     ARMCI_Malloc(base, 64 * sizeof(long));
     memset(base[me], 0, 64 * sizeof(long));
     if (me == 0)
-        printf("impl,procs,node_size,cap,hybrid,op,ops,seconds,ops_per_s\n");
+        fprintf(bench_csv(), "impl,procs,node_size,cap,hybrid,op,ops,seconds,ops_per_s\n");
     static const char *const ops[] = {"put", "acc", "get"};
     for (int k = 0; k < 3; k++) {
         double s = run(ops[k], base, count, window, 12345u + (unsigned)me * 7919u + (unsigned)k);
         if (me == 0)
-            printf("%s,%d,%d,%s,%s,%s,%ld,%.4f,%.0f\n", impl, nprocs, node_size, cap ? cap : "0",
-                   hybrid ? hybrid : "auto", ops[k], (long)count * nprocs, s,
-                   (double)count * nprocs / s);
+            fprintf(bench_csv(), "%s,%d,%d,%s,%s,%s,%ld,%.4f,%.0f\n", impl, nprocs, node_size,
+                    cap ? cap : "0", hybrid ? hybrid : "auto", ops[k], (long)count * nprocs, s,
+                    (double)count * nprocs / s);
     }
     ARMCI_Free(base[me]);
     free(base);

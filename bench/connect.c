@@ -12,6 +12,8 @@
  */
 #include <armci.h>
 #include <mpi.h>
+
+#include "bench_csv.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -58,12 +60,14 @@ int main(int argc, char **argv)
     quiet_barrier();
 
     if (me == 0) {
-        printf("mode,protocol,procs,scenario,connections,usec\n");
-        printf("%s,%s,%d,init,%d,%.1f\n", mode, protocol, n, strcmp(mode, "static") ? 0 : n - 1,
-               init_max * 1e6);
-        fflush(stdout);
+        fprintf(bench_csv(), "mode,protocol,procs,scenario,connections,usec\n");
+        fprintf(bench_csv(), "%s,%s,%d,init,%d,%.1f\n", mode, protocol, n,
+                strcmp(mode, "static") ? 0 : n - 1, init_max * 1e6);
+        fflush(bench_csv());
     }
-    /* One sample per rank: rank r's first put to rank r + 1 (a new node), the others idle. */
+    /* One sample per rank: rank r's first put to rank r + 1 (a new node), the others idle.
+     * Rank 0 prints every row, so the CSV comes from one rank in order. */
+    double sample = 0;
     for (int r = 0; r + 1 < n; r++) {
         quiet_barrier();
         if (me != r)
@@ -78,20 +82,35 @@ int main(int argc, char **argv)
             ARMCI_Fence(r + 1);
         }
         double steady = (now() - a) / 100;
-        printf("%s,%s,%d,one-to-one,1,%.1f\n", mode, protocol, n, (first - steady) * 1e6);
-        fflush(stdout);
+        sample = (first - steady) * 1e6;
     }
+    double *samples = me == 0 ? malloc(sizeof(double) * n) : NULL;
+    MPI_Gather(&sample, 1, MPI_DOUBLE, samples, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    for (int r = 0; me == 0 && r + 1 < n; r++)
+        fprintf(bench_csv(), "%s,%s,%d,one-to-one,1,%.1f\n", mode, protocol, n, samples[r]);
+    free(samples);
     /* The last rank has no connection yet: it reaches every other node at once. */
     quiet_barrier();
+    double all = 0;
     if (me == n - 1 && n > 1) {
         double a = now();
         for (int t = 0; t < n - 1; t++)
             ARMCI_NbPut(&v, seg[t], sizeof(v), t, NULL);
         ARMCI_WaitAll();
         ARMCI_AllFence();
-        printf("%s,%s,%d,one-to-all,%d,%.1f\n", mode, protocol, n, n - 1, (now() - a) * 1e6);
-        fflush(stdout);
+        all = (now() - a) * 1e6;
     }
+    quiet_barrier(); /* rank 0 waits here asleep, not in a spinning receive */
+    if (n > 1 && (me == 0 || me == n - 1)) {
+        if (me == n - 1)
+            MPI_Send(&all, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+        if (me == 0) {
+            MPI_Recv(&all, 1, MPI_DOUBLE, n - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            fprintf(bench_csv(), "%s,%s,%d,one-to-all,%d,%.1f\n", mode, protocol, n, n - 1, all);
+        }
+    }
+    if (me == 0)
+        fflush(bench_csv());
     quiet_barrier();
     ARMCI_Free(seg[me]);
     free(seg);

@@ -24,12 +24,14 @@
  */
 #include <armci.h>
 #include <mpi.h>
+
 #include <sys/mman.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_csv.h"
 #include "patch_loop.h"
 
 #define LOOPS       5          /* each figure is the median of this many timed loops */
@@ -124,7 +126,7 @@ int main(int argc, char **argv)
     ARMCI_Barrier();
 
     if (me == 0)
-        printf("impl,layout,variant,local,op,rows,cols,bytes,usec_per_op,MB_per_s\n");
+        fprintf(bench_csv(), "impl,layout,variant,local,op,rows,cols,bytes,usec_per_op,MB_per_s\n");
     for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
         int rows = shapes[s].rows, cols = shapes[s].cols;
         size_t bytes = (size_t)rows * cols * sizeof(double);
@@ -138,9 +140,10 @@ int main(int argc, char **argv)
                     continue;
                 if (me == 0) {
                     double t = median_time(op, kinds[k], seg[target], rows, cols, target);
-                    printf("%s,%s,%s,%s,%s,%d,%d,%zu,%.3f,%.1f\n", impl, layout, variant,
-                           kind_name[k], op_name[op], rows, cols, bytes, t * 1e6, bytes / t / 1e6);
-                    fflush(stdout);
+                    fprintf(bench_csv(), "%s,%s,%s,%s,%s,%d,%d,%zu,%.3f,%.1f\n", impl, layout,
+                            variant, kind_name[k], op_name[op], rows, cols, bytes, t * 1e6,
+                            bytes / t / 1e6);
+                    fflush(bench_csv());
                 }
                 ARMCI_Barrier();
             }

@@ -17,9 +17,13 @@
  *
  * Output CSV: impl,layout,op,bytes,outstanding,iterations,usec_per_op,ops_per_s
  * Usage: bench_rate IMPL_NAME [LAYOUT_LABEL] [max_outstanding] [iterations]
+ * For profiling one row: BENCH_OPS=put,get,acc,vector,rmw and BENCH_WINDOWS=64
+ * keep only those rows (comma-separated; unset: all).
  */
 #include <armci.h>
 #include <mpi.h>
+
+#include "bench_csv.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +34,19 @@
 enum op { OP_PUT, OP_GET, OP_ACC };
 enum { VEC_PIECES = 1024 };
 static const char *op_name[] = {"put", "get", "acc"};
+
+/* Whether `item` is in the comma-separated list in environment variable `var` (unset: yes). */
+static bool listed(const char *var, const char *item)
+{
+    const char *list = getenv(var);
+    if (!list || !*list)
+        return true;
+    size_t n = strlen(item);
+    for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, item, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return false;
+}
 
 static double run(enum op op, double *local, char *remote, int window, armci_hdl_t *hdl, int target,
                   int iters)
@@ -64,9 +81,9 @@ static double run(enum op op, double *local, char *remote, int window, armci_hdl
 static void print_row(const char *impl, const char *layout, const char *op, int bytes,
                       int outstanding, int iters, double t)
 {
-    printf("%s,%s,%s,%d,%d,%d,%.3f,%.0f\n", impl, layout, op, bytes, outstanding, iters, t * 1e6,
-           1 / t);
-    fflush(stdout);
+    fprintf(bench_csv(), "%s,%s,%s,%d,%d,%d,%.3f,%.0f\n", impl, layout, op, bytes, outstanding,
+            iters, t * 1e6, 1 / t);
+    fflush(bench_csv());
 }
 
 /* One ARMCI_PutV or ARMCI_AccV of VEC_PIECES pieces of BYTES each, blocking: seconds per call. */
@@ -145,10 +162,12 @@ int main(int argc, char **argv)
     ARMCI_Barrier();
 
     if (me == 0)
-        printf("impl,layout,op,bytes,outstanding,iterations,usec_per_op,ops_per_s\n");
+        fprintf(bench_csv(), "impl,layout,op,bytes,outstanding,iterations,usec_per_op,ops_per_s\n");
     for (int op = OP_PUT; op <= OP_ACC; op++) {
         for (int w = 1; w <= max_window; w *= 2) {
-            if (me == 0) {
+            char window[16];
+            snprintf(window, sizeof window, "%d", w);
+            if (me == 0 && listed("BENCH_OPS", op_name[op]) && listed("BENCH_WINDOWS", window)) {
                 run(op, local, seg[target], w, hdl, target, iters / 10 + 1); /* warm up */
                 double t = run(op, local, seg[target], w, hdl, target, iters);
                 print_row(impl, layout, op_name[op], BYTES, w, iters, t);
@@ -158,7 +177,7 @@ int main(int argc, char **argv)
     }
 
     int vec_iters = iters / 100 + 1;
-    for (int acc = 0; acc <= 1 && me == 0; acc++) {
+    for (int acc = 0; acc <= 1 && me == 0 && listed("BENCH_OPS", "vector"); acc++) {
         run_vector(acc, local, seg[target], target, vec_iters / 10 + 1);
         double t = run_vector(acc, local, seg[target], target, vec_iters);
         print_row(impl, layout, acc ? "accv-1024x8" : "putv-1024x8", VEC_PIECES * BYTES, 1,
@@ -176,14 +195,15 @@ int main(int argc, char **argv)
     } rmws[] = {{ARMCI_FETCH_AND_ADD_LONG, "rmw-fadd-long", sizeof(long)},
                 {ARMCI_FETCH_AND_ADD, "rmw-fadd-int", sizeof(int)},
                 {ARMCI_SWAP_LONG, "rmw-swap-long", sizeof(long)}};
-    for (size_t k = 0; k < sizeof rmws / sizeof rmws[0] && me == 0; k++) {
+    bool rmw = listed("BENCH_OPS", "rmw");
+    for (size_t k = 0; k < sizeof rmws / sizeof rmws[0] && me == 0 && rmw; k++) {
         run_rmw(rmws[k].op, seg[target], target, iters / 10 + 1);
         double t = run_rmw(rmws[k].op, seg[target], target, iters);
         print_row(impl, layout, rmws[k].name, rmws[k].bytes, 1, iters, t);
     }
     /* The same on rank 0's own memory: what a counter on the caller's own node costs (device
      * atomics over a loopback connection when they are not atomic against the CPU's). */
-    for (size_t k = 0; k < sizeof rmws / sizeof rmws[0] && me == 0; k++) {
+    for (size_t k = 0; k < sizeof rmws / sizeof rmws[0] && me == 0 && rmw; k++) {
         char name[64];
         snprintf(name, sizeof name, "%s-own", rmws[k].name);
         run_rmw(rmws[k].op, seg[0], 0, iters / 10 + 1);

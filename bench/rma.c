@@ -24,6 +24,8 @@
  */
 #include <armci.h>
 #include <mpi.h>
+
+#include "bench_csv.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,7 +222,7 @@ int main(int argc, char **argv)
     ARMCI_Barrier();
 
     if (me == 0)
-        printf("impl,layout,op,bytes,iterations,usec_per_op,MB_per_s\n");
+        fprintf(bench_csv(), "impl,layout,op,bytes,iterations,usec_per_op,MB_per_s\n");
     for (int op = OP_PUT; op <= OP_GETV; op++) {
         bool vector = op == OP_PUTV || op == OP_GETV;
         size_t first = is_acc(op) && acc_kind[op].elem > 8 ? acc_kind[op].elem : 8;
@@ -240,9 +242,9 @@ int main(int argc, char **argv)
                 void *from = vector ? plain : local; /* GA's gathers: the user's own memory */
                 run(op, from, remote, bytes, target, iters / 10 + 1); /* warm up */
                 t = run(op, from, remote, bytes, target, iters);
-                printf("%s,%s,%s,%zu,%d,%.3f,%.1f\n", impl, layout, op_name[op], bytes, iters,
-                       t * 1e6, bytes / t / 1e6);
-                fflush(stdout);
+                fprintf(bench_csv(), "%s,%s,%s,%zu,%d,%.3f,%.1f\n", impl, layout, op_name[op],
+                        bytes, iters, t * 1e6, bytes / t / 1e6);
+                fflush(bench_csv());
             }
             ARMCI_Barrier();
         }

@@ -19,6 +19,22 @@ pair="env MPI_BIND=core $run"
 export ARMCI_SOFTIB_LIBRARY=${ARMCI_SOFTIB_LIBRARY:-$build/softib/libsoftib.so.0}
 export ARMCI_CONN_REPORT=0 SOFTIB_FABRIC=armci-bench-$$
 have_armci_mpi=$([ -x "$build/bench/bench_rma_armci_mpi" ] && echo 1 || echo 0)
+# Each run's rank 0 writes its CSV to a file of its own (BENCH_CSV), where nothing else
+# writes: stdout under mpirun carries every rank's output and the launcher's warnings, in
+# whatever order they reach it. What a run prints goes to logs/NAME.log.
+#   csv NAME COMMAND...  one run, its CSV kept in parts/
+#   merge NAME           NAME.csv from those runs, merged by header (bench/merge_csv.py)
+mkdir -p "$out/parts" "$out/logs"
+runs=0
+csv() {
+    name=$1
+    shift
+    runs=$((runs + 1))
+    BENCH_CSV="$out/parts/$name.$(printf %03d $runs).csv" "$@" >>"$out/logs/$name.log"
+}
+merge() {
+    python3 bench/merge_csv.py "$out/$1.csv" "$out"/parts/"$1".*.csv
+}
 # What the figures were measured on: other load on the host shows in them.
 {
     echo "date: $(date -Iseconds)"
@@ -29,95 +45,82 @@ have_armci_mpi=$([ -x "$build/bench/bench_rma_armci_mpi" ] && echo 1 || echo 0)
 } >"$out/run-info.txt"
 
 echo "== softib raw verbs (2 processes)"
-timeout 600 "$build/bench/softib/softib-bench" >"$out/softib.csv"
-SOFTIB_BENCH_SMALL_PAGES=1 timeout 600 "$build/bench/softib/softib-bench" >"$out/softib-4k.csv"
+timeout 600 "$build/bench/softib/softib-bench" >"$out/parts/softib.001.csv"
+SOFTIB_BENCH_SMALL_PAGES=1 timeout 600 "$build/bench/softib/softib-bench" \
+    >"$out/parts/softib-4k.001.csv"
+merge softib
+merge softib-4k
 
 echo "== contiguous put/get/acc: same node and across virtual nodes"
-{
-    ARMCI_NODE_SIZE=0 $pair 2 "$build/bench/bench_rma" odcm
-    ARMCI_NODE_SIZE=1 $pair 2 "$build/bench/bench_rma" odcm | tail -n +2
-    if [ "$have_armci_mpi" = 1 ]; then
-        # ARMCI-MPI has no virtual nodes: its two processes share the host (MPI RMA).
-        $pair 2 "$build/bench/bench_rma_armci_mpi" armci-mpi 4194304 same-host | tail -n +2
-    fi
-} >"$out/rma.csv"
+csv rma env ARMCI_NODE_SIZE=0 $pair 2 "$build/bench/bench_rma" odcm
+csv rma env ARMCI_NODE_SIZE=1 $pair 2 "$build/bench/bench_rma" odcm
+if [ "$have_armci_mpi" = 1 ]; then
+    # ARMCI-MPI has no virtual nodes: its two processes share the host (MPI RMA).
+    csv rma $pair 2 "$build/bench/bench_rma_armci_mpi" armci-mpi 4194304 same-host
+fi
+merge rma
 
 echo "== message rate: 8 B non-blocking put/get/acc, 1 to 256 outstanding; PutV/AccV of 1024 x 8 B; Rmw"
-{
-    ARMCI_NODE_SIZE=1 $pair 2 "$build/bench/bench_rate" odcm
-    ARMCI_NODE_SIZE=0 $pair 2 "$build/bench/bench_rate" odcm | tail -n +2
-    if [ "$have_armci_mpi" = 1 ]; then
-        $pair 2 "$build/bench/bench_rate_armci_mpi" armci-mpi same-host | tail -n +2
-    fi
-} >"$out/rate.csv"
+csv rate env ARMCI_NODE_SIZE=1 $pair 2 "$build/bench/bench_rate" odcm
+csv rate env ARMCI_NODE_SIZE=0 $pair 2 "$build/bench/bench_rate" odcm
+if [ "$have_armci_mpi" = 1 ]; then
+    csv rate $pair 2 "$build/bench/bench_rate_armci_mpi" armci-mpi same-host
+fi
+merge rate
 
 echo "== strided 2-D patches, 4x4 to 1024x1024"
-{
-    ARMCI_NODE_SIZE=0 $pair 2 "$build/bench/bench_strided" odcm same-node default
-    ARMCI_NODE_SIZE=1 $pair 2 "$build/bench/bench_strided" odcm cross-node default | tail -n +2
-    ARMCI_NODE_SIZE=1 ARMCI_STRIDED_THRESHOLD=0 \
-        $pair 2 "$build/bench/bench_strided" odcm cross-node all-rdma | tail -n +2
-    ARMCI_NODE_SIZE=1 ARMCI_STRIDED_THRESHOLD=100000000 \
-        $pair 2 "$build/bench/bench_strided" odcm cross-node all-packed | tail -n +2
-    if [ "$have_armci_mpi" = 1 ]; then
-        $pair 2 "$build/bench/bench_strided_armci_mpi" armci-mpi same-host default | tail -n +2
-    fi
-} >"$out/strided.csv"
+csv strided env ARMCI_NODE_SIZE=0 $pair 2 "$build/bench/bench_strided" odcm same-node default
+csv strided env ARMCI_NODE_SIZE=1 $pair 2 "$build/bench/bench_strided" odcm cross-node default
+csv strided env ARMCI_NODE_SIZE=1 ARMCI_STRIDED_THRESHOLD=0 \
+    $pair 2 "$build/bench/bench_strided" odcm cross-node all-rdma
+csv strided env ARMCI_NODE_SIZE=1 ARMCI_STRIDED_THRESHOLD=100000000 \
+    $pair 2 "$build/bench/bench_strided" odcm cross-node all-packed
+if [ "$have_armci_mpi" = 1 ]; then
+    csv strided $pair 2 "$build/bench/bench_strided_armci_mpi" armci-mpi same-host default
+fi
+merge strided
 
 echo "== GA's shapes: 2-D patches from malloc'd vs registered local memory, 2 and 4 ranks"
-{
-    # 2 ranks bound (one per virtual node), then 4 unbound ranks on 2 virtual nodes as GA's
-    # perf.x runs (the idle two wait in ARMCI_Barrier); the registration cache off and on.
-    ARMCI_NODE_SIZE=1 $pair 2 "$build/bench/bench_ga_patch" odcm 2x1 default
-    ARMCI_NODE_SIZE=1 ARMCI_REG_CACHE=0 $pair 2 "$build/bench/bench_ga_patch" odcm 2x1 no-reg-cache |
-        tail -n +2
-    ARMCI_NODE_SIZE=2 $run 4 "$build/bench/bench_ga_patch" odcm 2x2 default | tail -n +2
-    ARMCI_NODE_SIZE=2 ARMCI_REG_CACHE=0 $run 4 "$build/bench/bench_ga_patch" odcm 2x2 no-reg-cache |
-        tail -n +2
-} >"$out/ga-patch.csv"
+# 2 ranks bound (one per virtual node), then 4 unbound ranks on 2 virtual nodes as GA's
+# perf.x runs (the idle two wait in ARMCI_Barrier); the registration cache off and on.
+csv ga-patch env ARMCI_NODE_SIZE=1 $pair 2 "$build/bench/bench_ga_patch" odcm 2x1 default
+csv ga-patch env ARMCI_NODE_SIZE=1 ARMCI_REG_CACHE=0 \
+    $pair 2 "$build/bench/bench_ga_patch" odcm 2x1 no-reg-cache
+csv ga-patch env ARMCI_NODE_SIZE=2 $run 4 "$build/bench/bench_ga_patch" odcm 2x2 default
+csv ga-patch env ARMCI_NODE_SIZE=2 ARMCI_REG_CACHE=0 \
+    $run 4 "$build/bench/bench_ga_patch" odcm 2x2 no-reg-cache
+merge ga-patch
 
 echo "== connection establishment (softib paper cost model)"
-{
-    first=1
-    # 32 processes are 32 virtual nodes of one rank each, oversubscribed on this host.
-    for np in 2 8 32; do
-        for mode in "ondemand overlap" "ondemand serial" "static overlap"; do
-            set -- $mode
-            SOFTIB_COST_MODEL=paper ARMCI_NODE_SIZE=1 ARMCI_CONNECT=$1 ARMCI_CONNECT_PROTOCOL=$2 \
-                $run $np "$build/bench/bench_connect" >"$out/.connect"
-            if [ $first = 1 ]; then cat "$out/.connect"; first=0; else tail -n +2 "$out/.connect"; fi
-        done
+# 32 processes are 32 virtual nodes of one rank each, oversubscribed on this host.
+for np in 2 8 32; do
+    for mode in "ondemand overlap" "ondemand serial" "static overlap"; do
+        set -- $mode
+        csv connect env SOFTIB_COST_MODEL=paper ARMCI_NODE_SIZE=1 ARMCI_CONNECT=$1 \
+            ARMCI_CONNECT_PROTOCOL=$2 $run $np "$build/bench/bench_connect"
     done
-    rm -f "$out/.connect"
-} >"$out/connect.csv"
+done
+merge connect
 
 echo "== threads: MPI_THREAD_SINGLE vs MULTIPLE, message rate with 1, 2, 4 threads"
-{
-    first=1
-    for ns in 0 1; do
-        for level in single multiple; do
-            ARMCI_NODE_SIZE=$ns $pair 2 "$build/bench/bench_threads" $level >"$out/.threads"
-            if [ $first = 1 ]; then cat "$out/.threads"; first=0; else tail -n +2 "$out/.threads"; fi
-        done
+for ns in 0 1; do
+    for level in single multiple; do
+        csv threads env ARMCI_NODE_SIZE=$ns $pair 2 "$build/bench/bench_threads" $level
     done
-    rm -f "$out/.threads"
-} >"$out/threads.csv"
+done
+merge threads
 
 echo "== barrier latency"
-{
-    first=1
-    for btl in "self,vader,tcp shm" "self,tcp tcp"; do
-        set -- $btl
-        for ns in 1 2; do
-            for np in 2 3 4 5 6 7 8; do
-                OMPI_MCA_btl=$1 ARMCI_NODE_SIZE=$ns $run $np "$build/bench/bench_barrier" $ns 1000 $2 \
-                    >"$out/.barrier"
-                if [ $first = 1 ]; then cat "$out/.barrier"; first=0; else tail -n +2 "$out/.barrier"; fi
-            done
+for btl in "self,vader,tcp shm" "self,tcp tcp"; do
+    set -- $btl
+    for ns in 1 2; do
+        for np in 2 3 4 5 6 7 8; do
+            csv barrier env OMPI_MCA_btl=$1 ARMCI_NODE_SIZE=$ns \
+                $run $np "$build/bench/bench_barrier" $ns 1000 $2
         done
     done
-    rm -f "$out/.barrier"
-} >"$out/barrier.csv"
+done
+merge barrier
 
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/run-info.txt"
 

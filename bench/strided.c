@@ -13,6 +13,8 @@
  */
 #include <armci.h>
 #include <mpi.h>
+
+#include "bench_csv.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +63,7 @@ int main(int argc, char **argv)
     ARMCI_Barrier();
 
     if (me == 0)
-        printf("impl,layout,variant,op,n,bytes,usec_per_op,MB_per_s\n");
+        fprintf(bench_csv(), "impl,layout,variant,op,n,bytes,usec_per_op,MB_per_s\n");
     for (int op = OP_PUTS; op <= OP_PUT_CONTIG; op++) {
         for (int n = 4; n <= max_n; n *= 2) {
             size_t bytes = (size_t)n * n * sizeof(double);
@@ -74,9 +76,9 @@ int main(int argc, char **argv)
                     double again = run(op, local, seg[target], n, ld, target, iters);
                     t = again < t ? again : t;
                 }
-                printf("%s,%s,%s,%s,%d,%zu,%.3f,%.1f\n", impl, layout, variant, names[op], n, bytes,
-                       t * 1e6, bytes / t / 1e6);
-                fflush(stdout);
+                fprintf(bench_csv(), "%s,%s,%s,%s,%d,%zu,%.3f,%.1f\n", impl, layout, variant,
+                        names[op], n, bytes, t * 1e6, bytes / t / 1e6);
+                fflush(bench_csv());
             }
             ARMCI_Barrier();
         }

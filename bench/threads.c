@@ -13,6 +13,8 @@
  */
 #include <armci.h>
 #include <mpi.h>
+
+#include "bench_csv.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,9 +87,10 @@ static void report(const char *layout, const char *level, int nthreads, enum op 
                    int iters, double seconds)
 {
     double ops = (double)iters * nthreads;
-    printf("odcm,%s,%s,%d,%s,%zu,%d,%.3f,%.0f,%.1f\n", layout, level, nthreads, op_name[op], bytes,
-           iters, seconds / iters * 1e6, ops / seconds, ops * (double)bytes / seconds / 1e6);
-    fflush(stdout);
+    fprintf(bench_csv(), "odcm,%s,%s,%d,%s,%zu,%d,%.3f,%.0f,%.1f\n", layout, level, nthreads,
+            op_name[op], bytes, iters, seconds / iters * 1e6, ops / seconds,
+            ops * (double)bytes / seconds / 1e6);
+    fflush(bench_csv());
 }
 
 int main(int argc, char **argv)
@@ -113,7 +116,8 @@ int main(int argc, char **argv)
     ARMCI_Barrier();
 
     if (me == 0)
-        printf("impl,layout,level,threads,op,bytes,iterations,usec_per_op,ops_per_s,MB_per_s\n");
+        fprintf(bench_csv(),
+                "impl,layout,level,threads,op,bytes,iterations,usec_per_op,ops_per_s,MB_per_s\n");
     /* One thread, the calling one: the cost of the level on the fast path. */
     for (int op = OP_PUT; op <= OP_ACC; op++) {
         for (size_t bytes = 8; bytes <= big; bytes = bytes == 8 ? big : 2 * big) {
@@ -138,7 +142,8 @@ int main(int argc, char **argv)
                 struct job jobs[4];
                 int iters = 20000 / nthreads;
                 for (int t = 0; t < nthreads; t++)
-                    jobs[t] = (struct job){.op = op, .bytes = 8, .iters = iters, .slot = t, .local = local[t]};
+                    jobs[t] = (struct job){
+                        .op = op, .bytes = 8, .iters = iters, .slot = t, .local = local[t]};
                 double seconds = timed(jobs, nthreads);
                 report(layout, "multiple-rate", nthreads, op, 8, iters, seconds);
             }

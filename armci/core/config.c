@@ -63,6 +63,10 @@ const struct config_entry config_table[] = {
      true, "payload bytes per data-server request"},
     {"ARMCI_SERVER_POLL", CFG_BOOL, FIELD(server_poll), "0", 0, 0, NULL, false,
      "the data server spins instead of sleeping when idle"},
+    {"ARMCI_SERVER_SPIN_US", CFG_DOUBLE, FIELD(server_spin_us), "100", 0, 1e6, NULL, false,
+     "microseconds the data server polls at most after work before it sleeps; the time adapts "
+     "to the gaps between requests (at most 50 under ARMCI_WAIT yield, polls then yield the "
+     "core); 0: sleeps at once"},
     {"ARMCI_WAIT", CFG_CHOICE, FIELD(wait), "auto", 0, 0, wait_choices, false,
      "between polls a waiting thread spins (spin) or yields its core (yield); auto: yield "
      "when the job's ranks and data servers on this host outnumber its CPUs"},

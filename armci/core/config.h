@@ -33,6 +33,7 @@ struct config {
     int ib_timeout;             /* ARMCI_IB_TIMEOUT: RC ACK timeout exponent */
     int ib_retry;               /* ARMCI_IB_RETRY: RC retransmissions */
     bool server_poll;           /* ARMCI_SERVER_POLL: data server spins instead of blocking */
+    double server_spin_us;      /* ARMCI_SERVER_SPIN_US: longest poll after work (linger.h) */
     enum cfg_wait wait;         /* ARMCI_WAIT: how waiting threads poll (core/wait_policy.h) */
     int send_wqes;              /* ARMCI_SEND_WQES: send-queue depth of each client QP */
     int server_credits;         /* ARMCI_SERVER_CREDITS: outstanding requests per client */

@@ -22,6 +22,7 @@
 #include "dataserver/dgram_server.h"
 #include "dataserver/handlers.h"
 #include "dataserver/link.h"
+#include "dataserver/linger.h"
 #include "dataserver/link_server.h"
 #include "dataserver/locks.h"
 #include "dataserver/registry.h"
@@ -35,8 +36,6 @@
 /* While idle the server sleeps at most this long: a safety net for providers
  * that progress deferred work only when polled. */
 #define IDLE_WAKEUP_MS 100
-/* How long the server keeps polling after its last request before it sleeps. */
-#define LINGER_SECONDS 50e-6
 
 static struct {
     uint64_t served; /* requests served so far: the clock of server_conn.last_served */
@@ -101,18 +100,19 @@ static void wait_for_work(void)
 
 static void *server_main(void *arg)
 {
-    double busy_until = 0;
+    struct linger linger;
+    linger_init(&linger, cfg.server_spin_us * 1e-6, wait_yields);
     while (!__atomic_load_n(&loop.stop, __ATOMIC_ACQUIRE)) {
         server_drain_sends();
         if (poll_requests()) {
-            busy_until = now_seconds() + LINGER_SECONDS;
+            linger_work(&linger, now_seconds());
             continue;
         }
         /* Nothing more to serve right now: whatever answers wait go out. */
         server_answers_flush();
-        /* Right after work more is likely on its way: a short spin saves a sleep/wake-up
-         * (yielding the core, if the client that sends it may need this one). */
-        if (now_seconds() < busy_until) {
+        /* Right after work more is likely on its way: polling a while saves a sleep and a
+         * wake-up (linger.h; yielding the core, if the client that sends it may need it). */
+        if (linger_poll_on(&linger, now_seconds())) {
             wait_pause();
             continue;
         }

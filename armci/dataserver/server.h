@@ -3,7 +3,9 @@
  * serves what RDMA cannot do for clients on other nodes (accumulate, Rmw,
  * locks, packed strided transfers), from a shared receive queue whose size
  * does not depend on the number of clients, and blocks on a completion
- * channel when idle (ARMCI_SERVER_POLL=1 makes it spin instead).
+ * channel when idle, after polling a while that adapts to the gaps between
+ * requests (linger.c, ARMCI_SERVER_SPIN_US; ARMCI_SERVER_POLL=1 makes it
+ * spin instead).
  *
  * Inside, bottom up (each file uses only those above it in this list):
  *   resources.c    CQs, request buffers (SRQ), out buffers, QPs made ahead
@@ -15,6 +17,7 @@
  *   handlers.c     executes one request (validated against the registry)
  *   link.c         the local socket: map/unmap, same-node unlocks, stop
  *   connections.c  the connection manager's callbacks (cm_server_ops)
+ *   linger.c       how long the loop polls after work before it sleeps
  *   server.c       the loop and the server's life (this header)
  */
 #ifndef ARMCI_DATASERVER_SERVER_H

@@ -28,13 +28,20 @@ static void rdma_in_place(struct conn *c, const struct transfer *x, uint32_t lke
 {
     bool write = x->op == TRANSFER_PUT;
     enum ibv_wr_opcode op = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
-    struct stride_desc walk = {x->d.levels, x->d.count, local_strides(x), remote_strides(x)};
     size_t row = (size_t)x->d.count[0];
-    size_t per_row = (row + MAX_RDMA_CHUNK - 1) / MAX_RDMA_CHUNK;
-    size_t left = per_row * stride_chunks(x->d.count, x->d.levels);
     struct work *w = work_new(write ? WORK_WRITE : WORK_READ, c, req);
     struct sq_batch batch;
     sq_batch_init(&batch, defer);
+    if (x->d.levels == 0 && row <= MAX_RDMA_CHUNK) {
+        /* Contiguous, one RDMA: the common small put or get skips the stride walk. */
+        sq_batch_add(&batch, c, op, x->local, lkey, row, x->remote.server_addr, x->remote.rkey, w,
+                     true, wanted);
+        sq_batch_flush(&batch);
+        return;
+    }
+    struct stride_desc walk = {x->d.levels, x->d.count, local_strides(x), remote_strides(x)};
+    size_t per_row = (row + MAX_RDMA_CHUNK - 1) / MAX_RDMA_CHUNK;
+    size_t left = per_row * stride_chunks(x->d.count, x->d.levels);
     struct stride_iter it;
     for (stride_iter_begin(&it, &walk); !it.done; stride_iter_next(&it)) {
         for (size_t off = 0; off < row; off += MAX_RDMA_CHUNK) {

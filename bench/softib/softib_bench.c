@@ -15,6 +15,9 @@
  * goes to stderr, with the latency of one 8 B RDMA read, fetch-and-add and
  * compare-and-swap at a time (the device's cost of a blocking get or Rmw).
  * Works on any verbs device; built against softib here.
+ * SOFTIB_BENCH_MAX_SIZE=N stops every sweep at N bytes (a quick look at 8 B
+ * rates); SOFTIB_BENCH_CHAIN=N posts N requests per chain (at most 512), to
+ * compare with a runtime that posts shorter chains.
  */
 #define _GNU_SOURCE
 #include <infiniband/verbs.h>
@@ -236,6 +239,25 @@ static void wait_wc(struct ep *e, int sends, int recvs)
     e->recvs -= recvs;
 }
 
+/* SOFTIB_BENCH_MAX_SIZE, SOFTIB_BENCH_CHAIN: both processes read them (the peer forks). */
+static uint32_t env_u32(const char *name, uint32_t dflt, uint32_t max)
+{
+    const char *v = getenv(name);
+    long n = v && *v ? atol(v) : (long)dflt;
+
+    return n < 1 ? 1 : n > (long)max ? max : (uint32_t)n;
+}
+
+static uint32_t max_size(void)
+{
+    return env_u32("SOFTIB_BENCH_MAX_SIZE", MAXSZ, MAXSZ);
+}
+
+static uint32_t lat_max(void)
+{
+    return max_size() < LATMAX ? max_size() : LATMAX;
+}
+
 static int lat_iters(uint32_t size)
 {
     return size <= 4096 ? 20000 : 2000;
@@ -247,7 +269,7 @@ static void peer(int fd)
     struct ep e;
 
     ep_up(&e, fd);
-    for (uint32_t size = 8; size <= LATMAX; size *= 2) {
+    for (uint32_t size = 8; size <= lat_max(); size *= 2) {
         int n = lat_iters(size);
 
         post_recv(&e);
@@ -317,14 +339,15 @@ static double chain_bw(struct ep *e, enum ibv_wr_opcode op, uint32_t size)
 {
     static struct ibv_sge s[CHAIN];
     static struct ibv_send_wr wr[CHAIN];
-    uint64_t rounds = bw_iters(size) / CHAIN, i;
+    uint32_t chain = env_u32("SOFTIB_BENCH_CHAIN", CHAIN, CHAIN);
+    uint64_t rounds = bw_iters(size) / chain, i;
     uint32_t loc = op == IBV_WR_RDMA_READ ? MAXSZ : 0;
     struct ibv_send_wr *bad;
     double t0;
 
     if (rounds < 8)
         rounds = 8;
-    for (i = 0; i < CHAIN; i++) {
+    for (i = 0; i < chain; i++) {
         uint64_t roff = (i * 2 * (uint64_t)size) % MAXSZ;
 
         s[i].addr = (uintptr_t)e->buf + loc + (i * size) % MAXSZ;
@@ -335,10 +358,10 @@ static double chain_bw(struct ep *e, enum ibv_wr_opcode op, uint32_t size)
         wr[i].sg_list = &s[i];
         wr[i].num_sge = 1;
         wr[i].opcode = op;
-        wr[i].send_flags = i + 1 == CHAIN ? IBV_SEND_SIGNALED : 0;
+        wr[i].send_flags = i + 1 == chain ? IBV_SEND_SIGNALED : 0;
         wr[i].wr.rdma.remote_addr = e->peer.vaddr + MAXSZ + roff;
         wr[i].wr.rdma.rkey = e->peer.rkey;
-        wr[i].next = i + 1 == CHAIN ? NULL : &wr[i + 1];
+        wr[i].next = i + 1 == chain ? NULL : &wr[i + 1];
     }
     t0 = now();
     for (i = 0; i < rounds; i++) {
@@ -346,7 +369,7 @@ static double chain_bw(struct ep *e, enum ibv_wr_opcode op, uint32_t size)
             die("ibv_post_send (chain)");
         wait_wc(e, 1, 0);
     }
-    return (double)size * CHAIN * (double)rounds / (now() - t0) / 1e6;
+    return (double)size * chain * (double)rounds / (now() - t0) / 1e6;
 }
 
 /* One 8 B RDMA read, fetch-and-add or compare-and-swap at a time, each waited for: microseconds
@@ -411,12 +434,12 @@ int main(void)
     }
     close(sv[1]);
     ep_up(&e, sv[0]);
-    for (uint32_t size = 8; size <= LATMAX; size *= 2)
+    for (uint32_t size = 8; size <= lat_max(); size *= 2)
         lat[k++] = pingpong(&e, sv[0], size);
     printf("size_bytes,pingpong_lat_us,rdma_write_MBps,rdma_read_MBps,memcpy_MBps,"
            "chain_write_MBps,chain_read_MBps\n");
     k = 0;
-    for (uint32_t size = 8; size <= MAXSZ; size *= 2, k++) {
+    for (uint32_t size = 8; size <= max_size(); size *= 2, k++) {
         double w = rdma_bw(&e, IBV_WR_RDMA_WRITE, size);
         double r = rdma_bw(&e, IBV_WR_RDMA_READ, size);
         double m = memcpy_bw(e.buf + MAXSZ, e.buf, size);

@@ -23,17 +23,18 @@ run() { # NAME NP NODE_SIZE PROGRAM ARGS...
     name=$1 np=$2 ns=$3
     shift 3
     case $only in "  " | *" $name "*) ;; *) return ;; esac
+    start=$(date +%s)
     if ARMCI_NODE_SIZE=$ns '"$top"'/tests/run-mpi.sh $np "$@" >/tmp/out 2>&1 && grep -q PASS /tmp/out; then
-        echo "ok   $name"
+        echo "ok   $name ($(($(date +%s) - start)) s)"
     else
-        echo "FAIL $name"; tail -20 /tmp/out; fails=$((fails + 1))
+        echo "FAIL $name ($(($(date +%s) - start)) s)"; tail -20 /tmp/out; fails=$((fails + 1))
     fi
 }
 run rma-4x1 4 1 tests/common/test_rma 65536 10
 run rma-4x2 4 2 tests/common/test_rma 65536 10
 ARMCI_CONNECT=static run rma-3x1-static 3 1 tests/common/test_rma 65536 10
 ARMCI_CONNECT_PROTOCOL=serial run rma-3x1-serial 3 1 tests/common/test_rma 65536 10
-run msg-4x2 4 2 tests/common/test_msg
+run msg-4x2 4 2 tests/common/test_msg 65537 # records to 64 KiB + 1: softib takes them to 4 MiB
 run strided-3x1 3 1 tests/strided/test_strided 10
 run flag-3x1 3 1 tests/strided/test_flag 10
 run user-memory-4x2 4 2 tests/strided/test_user_memory 3

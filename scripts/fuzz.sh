@@ -43,7 +43,7 @@ sources_of() {
         armci/dataserver/locks.c armci/dataserver/registry.c armci/strided/stride.c
         armci/core/acc.c armci/core/rmw_kernels.c" ;;
     ud) echo "tests/fuzz/fuzz_ud.c armci/odcm/ud_datagram.c armci/odcm/cm_server.c
-        armci/odcm/ondemand.c armci/core/intmap.c armci/core/memstat.c" ;;
+        armci/odcm/ondemand.c armci/core/intmap.c armci/core/memstat.c armci/core/retransmit.c" ;;
     dgram) echo "tests/fuzz/fuzz_dgram.c tests/fuzz/arena.c armci/dataserver/dgram_server.c
         armci/dataserver/engine.c        armci/dataserver/handlers.c armci/dataserver/locks.c armci/dataserver/registry.c
         armci/strided/stride.c armci/core/acc.c armci/core/rmw_kernels.c

@@ -40,6 +40,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "core/retransmit.h"
 #include "core/runtime.h"
 #include "core/topology.h"
 #include "core/util.h"
@@ -51,11 +52,9 @@
 #include "verbs/atomics.h"
 #include "verbs/qp_pool.h"
 
-#define MAX_RTO 0.1 /* back-off stops doubling at 100 ms */
-/* A slow device's smoothed setup time may stretch the timeout past MAX_RTO, never past this
- * (nor past a quarter of the timeouts): a setup measured across a time away from progress
- * must not leave a lost datagram unrepeated until the job's timeout. */
-#define RTO_CEILING 1.0
+/* Back-off stops doubling at 100 ms; a slow device's smoothed setup time may stretch that,
+ * within retransmit_limit (core/retransmit.h). */
+#define MAX_RTO 0.1
 
 static struct ud_endpoint cud;
 static struct qp_pool *pool;     /* overlap protocol: the client's QPs, made ahead */
@@ -159,12 +158,18 @@ static void send_pending_steps(struct conn *c)
         send_to_server(c, CM_RTU, true);
 }
 
-static double rto_ceiling(void)
+/* The silence that ends a setup: the connect timeout, or the recovery timeout if shorter. */
+static double setup_timeout(void)
 {
     double timeout = cfg.connect_timeout;
     if (cfg.recovery_timeout > 0)
         timeout = MIN(timeout, cfg.recovery_timeout);
-    return MAX(cfg.connect_rto, MIN(RTO_CEILING, timeout / 4));
+    return timeout;
+}
+
+static double rto_ceiling(void)
+{
+    return retransmit_limit(RETRANSMIT_CEILING, setup_timeout(), cfg.connect_rto);
 }
 
 static void watch(struct conn *c)
@@ -267,7 +272,7 @@ static void finish_if_ready(struct conn *c)
     }
     client_conn_ready(c);
     report_setup_done(c);
-    if (c->retries == 0 && now_seconds() - progressed_at < TIMER_AWAY_SECONDS) {
+    if (retransmit_may_sample(c->retries + 1, progressed_at, now_seconds())) {
         double t = c->setup_end - c->setup_begin;
         srtt = srtt > 0 ? 0.75 * srtt + 0.25 * t : t;
         backed_off_rto = 0;
@@ -420,7 +425,7 @@ int ondemand_progress(void)
         struct conn *c = connecting[i];
         if (now < c->next_retry)
             continue;
-        if (now - c->next_retry > TIMER_AWAY_SECONDS)
+        if (retransmit_was_away(c->next_retry, now))
             c->silent_since = now; /* we were away: an answer lost meanwhile is asked again */
         if (c->recovering && now - c->silent_since > cfg.recovery_timeout)
             node_lost(c);
@@ -435,7 +440,7 @@ int ondemand_progress(void)
             send_pending_steps(c);
         c->retries++;
         report_retransmission();
-        c->rto = MIN(MIN(2 * c->rto, MAX(MAX_RTO, 4 * srtt)), rto_ceiling());
+        c->rto = retransmit_backoff(c->rto, MAX(MAX_RTO, 4 * srtt), setup_timeout(), cfg.connect_rto);
         backed_off_rto = MAX(backed_off_rto, c->rto);
         c->next_retry = now + c->rto;
     }

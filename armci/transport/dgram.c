@@ -15,6 +15,7 @@
 #include "core/hybrid_stats.h"
 #include "core/intmap.h"
 #include "core/memstat.h"
+#include "core/retransmit.h"
 #include "core/runtime.h"
 #include "core/topology.h"
 #include "core/util.h"
@@ -29,8 +30,6 @@
 
 #define CLIENT_SEND_BUFS 32
 #define CLIENT_RECV_BUFS 32
-/* The retransmission timeout backs off up to this (then the node's silence is what counts). */
-#define RTO_MAX 1.0
 
 /* One request in a node's window: kept until answered, its data copied. */
 struct dgram_slot {
@@ -43,7 +42,6 @@ struct dgram_slot {
     double sent_at;     /* last transmission */
     uint16_t sends;     /* transmissions so far (Karn: RTT samples from one-send requests only) */
     bool answered;
-    bool queued; /* a lock request told it waits: its grant follows (or a retransmission asks) */
 };
 
 /* What a client keeps per node it sends datagrams to. */
@@ -60,8 +58,7 @@ struct dgram_peer {
                             or our return from a time away (TIMER_AWAY_SECONDS): the silence
                             counts from the latest */
     long ops;            /* operations sent over UD so far */
-    int fenced;          /* unanswered requests a fence waits for (a lock's grant may wait for our
-                            own unlock, which a fence before it must not hold up) */
+    int fenced;          /* unanswered requests: a fence waits for them */
     bool busy;           /* in the busy list */
 };
 
@@ -71,7 +68,7 @@ static struct endpoint sends; /* send completions: polled, never slept on */
 static struct intmap peers;   /* node -> struct dgram_peer */
 static struct dgram_peer **busy;
 static int nbusy, capbusy;
-static int fenced_total; /* unanswered requests fences wait for: all but lock requests */
+static int fenced_total; /* unanswered requests over all nodes: a fence of all waits for them */
 /* When progress last ran with requests outstanding: an answer taken after a longer time away
  * (TIMER_AWAY_SECONDS) measured our absence, not the round trip, and is no RTT sample. */
 static double polled_at;
@@ -259,10 +256,8 @@ static struct dgram_slot *slot_new(struct dgram_peer *p, uint8_t op, const struc
                               .req = req,
                               .what = what};
     p->next_seq++;
-    if (op != DGRAM_LOCK) {
-        p->fenced++;
-        fenced_total++;
-    }
+    p->fenced++;
+    fenced_total++;
     hybrid_stats.ud_ops++;
     handle_op_started(req);
     mark_busy(p);
@@ -341,6 +336,13 @@ long dgram_rmw(const struct target *t, int op, long value, size_t size)
 
 /* ---- answers ---- */
 
+/* How long a node's server may stay silent before it is lost: an outage the RC connections
+ * would be recovered from (ARMCI_RECOVERY_TIMEOUT) is waited out over UD too. */
+static double silence_limit(void)
+{
+    return cfg.recovery_timeout > cfg.hybrid_timeout ? cfg.recovery_timeout : cfg.hybrid_timeout;
+}
+
 /* Karn: an RTT sample only from a request sent once. */
 static void rtt_sample(struct dgram_peer *p, double rtt)
 {
@@ -352,16 +354,13 @@ static void rtt_sample(struct dgram_peer *p, double rtt)
         p->srtt += err / 8;
         p->rttvar += ((err < 0 ? -err : err) - p->rttvar) / 4;
     }
-    p->rto = MIN(MAX(cfg.hybrid_rto, p->srtt + 4 * p->rttvar), RTO_MAX);
+    p->rto = MIN(MAX(cfg.hybrid_rto, p->srtt + 4 * p->rttvar),
+                 retransmit_limit(RETRANSMIT_CEILING, silence_limit(), cfg.hybrid_rto));
 }
 
 static void answered(struct dgram_peer *p, struct dgram_slot *sl, const struct dgram_answer *a,
                      const void *data)
 {
-    if (a->status == DS_QUEUED && sl->rq.op == DGRAM_LOCK) {
-        sl->queued = true; /* still unanswered: its timer now polls for the grant */
-        return;
-    }
     if (a->status != DS_OK)
         armci_die(NULL, "the data server of node %d rejected a %s over UD: %s", p->node, sl->what,
                   ds_status_name(a->status));
@@ -369,15 +368,13 @@ static void answered(struct dgram_peer *p, struct dgram_slot *sl, const struct d
         memcpy(sl->dest, data, sl->rq.len);
     if (sl->result)
         *sl->result = sl->rq.len == sizeof(int) ? (int64_t)(int32_t)a->value : a->value;
-    if (sl->sends == 1 && !sl->queued && now_seconds() - polled_at < TIMER_AWAY_SECONDS)
+    if (retransmit_may_sample(sl->sends, polled_at, now_seconds()))
         rtt_sample(p, now_seconds() - sl->sent_at);
     free(sl->payload);
     sl->payload = NULL;
     sl->answered = true;
-    if (sl->rq.op != DGRAM_LOCK) {
-        p->fenced--;
-        fenced_total--;
-    }
+    p->fenced--;
+    fenced_total--;
     handle_op_done(sl->req);
 }
 
@@ -438,16 +435,9 @@ static void on_answers(void *ctx, const struct ud_sender *from, const void *byte
 
 /* ---- progress: deferred sends, timers ---- */
 
-/* How long a node's server may stay silent before it is lost: an outage the RC connections
- * would be recovered from (ARMCI_RECOVERY_TIMEOUT) is waited out over UD too. */
-static double silence_limit(void)
-{
-    return cfg.recovery_timeout > cfg.hybrid_timeout ? cfg.recovery_timeout : cfg.hybrid_timeout;
-}
-
 static void retransmit(struct dgram_peer *p, double now)
 {
-    if (now - p->deadline > TIMER_AWAY_SECONDS)
+    if (retransmit_was_away(p->deadline, now))
         p->silent_since = now; /* we were away: what was lost meanwhile is sent again first */
     if (now - p->silent_since > silence_limit()) {
         char node[160];
@@ -460,7 +450,7 @@ static void retransmit(struct dgram_peer *p, double now)
     }
     hybrid_stats.retransmissions++;
     send_range(p, p->base, p->unsent);
-    p->rto = MIN(2 * p->rto, RTO_MAX);
+    p->rto = retransmit_backoff(p->rto, RETRANSMIT_CEILING, silence_limit(), cfg.hybrid_rto);
     p->deadline = now + p->rto;
 }
 

@@ -365,6 +365,7 @@ void cfg_load(void)
     if (cfg.max_server_connections < 0)
         cfg.max_server_connections = cfg.max_connections;
     cfg.hybrid_rto = cfg.hybrid_rto_us * 1e-6;
+    armci_log_enable(cfg.verbose);
     if (cfg.hybrid == CFG_HYBRID_UD && cfg.connect == CFG_CONNECT_STATIC)
         armci_die("ARMCI_Init",
                   "ARMCI_HYBRID=ud needs on-demand connections, but ARMCI_CONNECT=static "

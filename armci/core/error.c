@@ -13,8 +13,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "core/config.h"
-#include "core/runtime.h"
 
 static int my_rank_or_minus_one(void)
 {
@@ -97,21 +95,23 @@ void armci_warn(const char *fmt, ...)
     va_end(ap);
 }
 
+/* ARMCI_VERBOSE, as the configuration found it (config.c): error reporting sits below the
+ * configuration, which reports its own errors through it. */
+static bool log_on;
+
+void armci_log_enable(bool on)
+{
+    log_on = on;
+}
+
 void armci_log(const char *fmt, ...)
 {
-    if (!cfg.verbose)
+    if (!log_on)
         return;
     va_list ap;
     va_start(ap, fmt);
     vreport("ARMCI", NULL, fmt, ap);
     va_end(ap);
-}
-
-void check_proc(const char *call, const char *arg, int proc)
-{
-    if (proc < 0 || proc >= rt.nprocs)
-        armci_die(call, "argument %s=%d is not a valid process rank (job has %d processes)", arg,
-                  proc, rt.nprocs);
 }
 
 void check_ptr(const char *call, const char *arg, const void *ptr)

@@ -18,11 +18,10 @@ void armci_on_die(void (*fn)(void));
 /* Non-fatal diagnostics on stderr, prefixed with the rank. */
 void armci_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Printed only with ARMCI_VERBOSE=1. */
+/* Printed only with ARMCI_VERBOSE=1 (the configuration tells: armci_log_enable). */
 void armci_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void armci_log_enable(bool on);
 
-/* Aborts unless 0 <= proc < nprocs. */
-void check_proc(const char *call, const char *arg, int proc);
 /* Aborts when ptr is NULL. */
 void check_ptr(const char *call, const char *arg, const void *ptr);
 /*

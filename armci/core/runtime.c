@@ -15,3 +15,10 @@ void rt_require_init(const char *call)
     if (!rt.initialized)
         armci_die(call, "ARMCI is not initialised: call ARMCI_Init first");
 }
+
+void check_proc(const char *call, const char *arg, int proc)
+{
+    if (proc < 0 || proc >= rt.nprocs)
+        armci_die(call, "argument %s=%d is not a valid process rank (job has %d processes)", arg,
+                  proc, rt.nprocs);
+}

@@ -27,5 +27,7 @@ extern struct runtime rt;
 
 /* Aborts with a clear message when ARMCI is not initialised. */
 void rt_require_init(const char *call);
+/* Aborts unless 0 <= proc < nprocs. */
+void check_proc(const char *call, const char *arg, int proc);
 
 #endif

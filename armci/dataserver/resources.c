@@ -4,7 +4,6 @@
 #include "core/config.h"
 #include "core/memstat.h"
 #include "core/wr_id.h"
-#include "dataserver/dgram_server.h"
 #include "wire/protocol.h"
 #include "odcm/cm_server.h"
 #include "verbs/device.h"
@@ -25,15 +24,25 @@ int server_send_budget(void)
     return 2 * cfg.server_bufs + 64;
 }
 
+static int dgram_recv_cq_entries(void)
+{
+    return cfg.hybrid_on ? 2 * DGRAM_SERVER_RECV_BUFS : 0;
+}
+
+static int dgram_send_cq_entries(void)
+{
+    return cfg.hybrid_on ? 2 * DGRAM_SERVER_SEND_BUFS : 0;
+}
+
 void resources_create(completion_fn on_request)
 {
     int nbufs = cfg.server_bufs;
     endpoint_create(&ds_res.requests, "data server requests",
-                    nbufs + cm_server_recv_cq_entries() + dgram_server_recv_cq_entries() + 16,
+                    nbufs + cm_server_recv_cq_entries() + dgram_recv_cq_entries() + 16,
                     true);
     endpoint_create(
         &ds_res.sends, "data server sends",
-        server_send_budget() + cm_server_send_cq_entries() + dgram_server_send_cq_entries(), false);
+        server_send_budget() + cm_server_send_cq_entries() + dgram_send_cq_entries(), false);
     recv_pool_create(&ds_res.bufs, "data server request buffers", nbufs,
                      sizeof(struct ds_message) + cfg.server_buf_size, vdev.pd, &ds_res.requests,
                      WR_TAG_RECV, on_request, NULL);

@@ -21,6 +21,13 @@ struct server_resources {
 
 extern struct server_resources ds_res;
 
+/* The hybrid UD path's data endpoint (dgram_server.c) on these CQs. Receive buffers: enough
+ * for a burst from many clients; a datagram that finds none is lost and retransmitted by its
+ * client. Each needs twice its buffers in CQ entries (0 when the path is off): completions of
+ * before a reset of its QP may still be there (odcm/ud.c). */
+#define DGRAM_SERVER_RECV_BUFS 256
+#define DGRAM_SERVER_SEND_BUFS 64
+
 struct rc_qp_caps server_qp_caps(void);
 
 /* Sends posted at most at once over all connections (the send CQ's room). */

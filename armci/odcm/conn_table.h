@@ -9,7 +9,7 @@
 #define ARMCI_ODCM_CONN_TABLE_H
 
 #include "core/intmap.h"
-#include "odcm/cm.h"
+#include "odcm/cm_types.h"
 #include "odcm/cm_server.h"
 #include "verbs/device.h"
 #include "verbs/rc_qp.h"

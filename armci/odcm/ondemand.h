@@ -5,7 +5,7 @@
 #ifndef ARMCI_ODCM_ONDEMAND_H
 #define ARMCI_ODCM_ONDEMAND_H
 
-#include "odcm/cm.h"
+#include "odcm/cm_types.h"
 
 void ondemand_init(void);
 void ondemand_fini(void);

@@ -13,7 +13,7 @@
 #include "core/recovery_stats.h"
 #include "core/runtime.h"
 #include "core/topology.h"
-#include "odcm/cm.h"
+#include "odcm/cm_types.h"
 #include "odcm/cm_server.h"
 #include "odcm/conn_map.h"
 #include "verbs/atomics.h"

@@ -14,7 +14,7 @@
 #define ARMCI_ODCM_REPORT_H
 
 #include "core/intmap.h"
-#include "odcm/cm.h"
+#include "odcm/cm_types.h"
 
 #define REPORT_QP_BASE  1024
 #define REPORT_SEND_WQE 64

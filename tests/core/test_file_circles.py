@@ -10,8 +10,16 @@ connected component). Small circles of two or three files that share one job
 are allowed; larger ones mean a layer calls up into the one above it.
 Prints every circle with the symbols that tie it, and fails on one too large.
 
+Symbols miss what the linker never sees: a static inline function, a macro or
+a type of a header. So the same bound holds a second time over the includes
+(--includes): file A (x.c and x.h together) depends on file B when one of A's
+sources includes B's header; a header with no .c partner is a file of its own.
+
 Usage: test_file_circles.py MAX_FILES ARCHIVE...
+       test_file_circles.py --includes MAX_FILES SOURCE_ROOT FOLDER
 """
+import os
+import re
 import subprocess
 import sys
 from collections import defaultdict
@@ -83,7 +91,40 @@ def circles(edges, nodes):
     return out
 
 
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def include_ties(root, folder):
+    """(file, file) -> the headers that tie them, files named without .c/.h, over FOLDER."""
+    sources = []
+    for d, _, names in os.walk(os.path.join(root, folder)):
+        sources += [os.path.relpath(os.path.join(d, n), root) for n in names
+                    if n.endswith((".c", ".h"))]
+    files = {os.path.splitext(p)[0] for p in sources}
+    # An include is looked for beside the file, then from armci/ (-I armci), then the root.
+    bases = ["armci", folder, "."]
+    ties = defaultdict(set)
+    for path in sources:
+        mine = os.path.splitext(path)[0]
+        with open(os.path.join(root, path), encoding="utf-8") as f:
+            text = f.read()
+        for inc in INCLUDE.findall(text):
+            for base in [os.path.dirname(path)] + bases:
+                header = os.path.normpath(os.path.join(base, inc))
+                if not os.path.exists(os.path.join(root, header)):
+                    continue
+                target = os.path.splitext(header)[0]
+                if target in files and target != mine:
+                    ties[(mine, target)].add(inc)
+                break
+    return ties, files
+
+
 def main(argv):
+    if argv and argv[0] == "--includes":
+        limit = int(argv[1])
+        ties, nodes = include_ties(argv[2], argv[3])
+        return report(ties, nodes, limit, "includes")
     limit, archives = int(argv[0]), argv[1:]
     defined, used = symbols(archives)
     ties = defaultdict(set)
@@ -92,10 +133,14 @@ def main(argv):
             dst = defined.get(s)
             if dst and dst != src:
                 ties[(src, dst)].add(s)
+    return report(ties, set(used) | set(defined.values()), limit, "symbols")
+
+
+def report(ties, nodes, limit, reading):
+    """Prints the circles of the graph `ties` and whether any is larger than `limit`."""
     edges = defaultdict(set)
     for src, dst in ties:
         edges[src].add(dst)
-    nodes = set(used) | set(defined.values())
     found = circles(edges, nodes)
     too_large = [c for c in found if len(c) > limit]
     for c in sorted(found, key=len, reverse=True):
@@ -105,7 +150,8 @@ def main(argv):
             for dst in c:
                 if (src, dst) in ties:
                     print(f"  {src} -> {dst}: {', '.join(sorted(ties[(src, dst)]))}")
-    print(f"{len(nodes)} files, {len(found)} circles, {len(too_large)} larger than {limit} files")
+    print(f"{len(nodes)} files ({reading}), {len(found)} circles, {len(too_large)} larger than "
+          f"{limit} files")
     return 1 if too_large else 0
 
 

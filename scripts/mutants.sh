@@ -58,8 +58,8 @@ replay_skipped rma-rc-break-4x2
 replay_reordered rma-rc-break-4x2 ordering-rc-break-4x2
 server_drops_broken exactly-once-broken-ends-4x1
 pull_failure_kept exactly-once-broken-ends-4x1 exactly-once-rc-break-4x1
-replay_headers_only exactly-once-broken-ends-4x1 exactly-once-rc-break-4x1
-in_place_released_at_send exactly-once-broken-ends-4x1 exactly-once-both-ends-4x1
+replay_headers_only exactly-once-server-loses-4x1
+in_place_released_at_send exactly-once-server-loses-4x1 exactly-once-both-ends-4x1
 dgram_fence_noop exactly-once-ud-faults-4x1
 '
 if [ -n "${MUTANTS_TESTS:-}" ]; then

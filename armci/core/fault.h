@@ -21,6 +21,10 @@ enum fault {
     FAULT_LINK_EVERY_PROCESS = 1 << 4, /* test point: every process asks its data server at init */
     FAULT_CLIENT_BREAKS = 1 << 5, /* a client moves a connection's QP to error every so often */
     FAULT_SERVER_BREAKS = 1 << 6, /* a data server does the same to its end of a connection */
+    /* a data server loses a request its device received and acknowledged (as a QP replaced with
+     * completions unpolled would), and its end of that connection breaks: the client's device
+     * said the SEND went, and only a whole replay brings it (DESIGN.md 10.1, rule 5) */
+    FAULT_SERVER_LOSES = 1 << 7,
 };
 
 /* How often the break points above break a connection: every this many posts (client) or

@@ -39,6 +39,7 @@
 
 static struct {
     uint64_t served; /* requests served so far: the clock of server_conn.last_served */
+    uint64_t lost;   /* requests counted towards the test point FAULT_SERVER_LOSES */
     pthread_t thread;
     bool running;
     bool stop;
@@ -59,6 +60,10 @@ static void on_request(void *ctx, const struct ibv_wc *wc)
 #endif
     if (sc->broken)
         recovery_stats.served_broken++;
+    if (fault_injected(FAULT_SERVER_LOSES) && !sc->broken && ++loop.lost % FAULT_BREAK_EVERY == 0) {
+        rc_qp_to_error(sc->qp, "a test break point (a received request lost)");
+        return;
+    }
     sc->last_served = ++loop.served;
     serve_message(sc, recv_pool_buffer(&ds_res.bufs, wc), wc->byte_len);
     /* The test point FAULT_SERVER_BREAKS: our end breaks under the answers just sent. */

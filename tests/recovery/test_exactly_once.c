@@ -4,7 +4,8 @@
  *   - strided puts of a 64 x 2 KiB box from ARMCI_Malloc'd memory (the data server pulls it
  *     by RDMA read) and of a box of short rows from malloc'd memory (packed, copied);
  *   - strided accumulates in place (ARMCI_Malloc'd rows of 1 KiB: the SEND gathers them) and
- *     copied (malloc'd), and contiguous accumulates of both kinds;
+ *     copied (malloc'd), and contiguous accumulates of both kinds; non-blocking ones in place,
+ *     several in flight (a later SEND's completion retires the earlier: replayed from records);
  *   - vector puts, accumulates and gets; contiguous puts and gets;
  *   - fetch-and-add Rmw on a counter of rank 0, and a mutex-guarded read-modify-write
  *     (get, put, unlock) of another;
@@ -38,6 +39,7 @@ struct area {
     double acc_in_place[ACC_ROWS][ACC_ROW * 2];
     double acc_copied[ACC_ROWS][ACC_ROW * 2];
     double acc_contig[512];
+    double acc_nb[ACC_ROWS][ACC_ROW * 2];
     unsigned char vec[VEC_SEGS][VEC_SEG * 2];
     unsigned char contig[8192];
     long counter;       /* rank 0: fetch-and-add */
@@ -72,11 +74,15 @@ static void scribble(double *v, int n)
         v[i] = 1000.0;
 }
 
-/* Accumulates of 1.0 into the regions of rank `to`: in place, copied, contiguous. */
+/* Accumulates of 1.0 into the regions of rank `to`: in place, copied, contiguous. Each source
+ * (reg: registered, one region each; heap: malloc'd) is filled just before its call and
+ * scribbled on when the call returns, and nothing else writes it until the next round: a
+ * request sent again later with its source's bytes would show in the sums. */
 static void accumulates(int to, double *reg, double *heap)
 {
     struct area *t = areas[to];
     double one = 1.0;
+    double *contig = reg + ACC_ROWS * ACC_ROW;
     for (int i = 0; i < ACC_ROWS * ACC_ROW; i++)
         reg[i] = heap[i] = 1.0;
     int s[1] = {ACC_ROW * (int)sizeof(double)}, d[1] = {ACC_ROW * 2 * (int)sizeof(double)};
@@ -88,11 +94,34 @@ static void accumulates(int to, double *reg, double *heap)
     ARMCI_AccS(ARMCI_ACC_DBL, &one, heap, s, t->acc_copied, d, c, 1, to);
     scribble(heap, ACC_ROWS * ACC_ROW);
     for (int i = 0; i < 512; i++)
-        reg[i] = heap[i] = 1.0;
-    ARMCI_Acc(ARMCI_ACC_DBL, &one, reg, t->acc_contig, (int)sizeof(t->acc_contig), to);
-    scribble(reg, 512);
+        contig[i] = heap[i] = 1.0;
+    ARMCI_Acc(ARMCI_ACC_DBL, &one, contig, t->acc_contig, (int)sizeof(t->acc_contig), to);
+    scribble(contig, 512);
     ARMCI_Acc(ARMCI_ACC_DBL, &one, heap, t->acc_contig, 64 * (int)sizeof(double), to);
     scribble(heap, 64);
+}
+
+/* Non-blocking accumulates in place from registered memory, NB_ACCS in flight at once, each
+ * source its own until its handle completes. */
+#define NB_ACCS 3
+static void nonblocking_accumulates(int to, double *reg)
+{
+    struct area *t = areas[to];
+    double one = 1.0;
+    armci_hdl_t h[NB_ACCS];
+    int s[1] = {ACC_ROW * (int)sizeof(double)}, d[1] = {ACC_ROW * 2 * (int)sizeof(double)};
+    int c[2] = {ACC_ROW * (int)sizeof(double), ACC_ROWS};
+    for (int k = 0; k < NB_ACCS; k++) {
+        double *src = reg + (size_t)k * ACC_ROWS * ACC_ROW;
+        for (int i = 0; i < ACC_ROWS * ACC_ROW; i++)
+            src[i] = 1.0;
+        ARMCI_INIT_HANDLE(&h[k]);
+        ARMCI_NbAccS(ARMCI_ACC_DBL, &one, src, s, t->acc_nb, d, c, 1, to, &h[k]);
+    }
+    for (int k = 0; k < NB_ACCS; k++) {
+        ARMCI_Wait(&h[k]);
+        scribble(reg + (size_t)k * ACC_ROWS * ACC_ROW, ACC_ROWS * ACC_ROW);
+    }
 }
 
 static void vectors_and_contig(int round, int to, unsigned char *buf)
@@ -169,9 +198,11 @@ int main(int argc, char **argv)
     memset(mine, 0, sizeof(*mine));
     CHECK(ARMCI_Create_mutexes(1) == 0, "ARMCI_Create_mutexes");
     unsigned char *reg = ARMCI_Malloc_local(BOX_ROWS * BOX_ROW);
+    /* The accumulates' registered sources: strided, contiguous, non-blocking (NB_ACCS). */
+    double *accs = ARMCI_Malloc_local(sizeof(double) * ((size_t)ACC_ROWS * ACC_ROW * (1 + NB_ACCS) + 512));
     unsigned char *heap = malloc(BOX_ROWS * BOX_ROW);
     long *fetched = malloc(sizeof(long) * (size_t)rounds);
-    CHECK(reg && heap && fetched, "out of memory");
+    CHECK(reg && accs && heap && fetched, "out of memory");
     ARMCI_Barrier();
 
     /* Every rank sends to the ranks of the next node (or the next rank, with one node). */
@@ -180,7 +211,8 @@ int main(int argc, char **argv)
         to = (me + 1) % np;
     for (int round = 0; round < rounds; round++) {
         strided_puts(round, to, reg, heap);
-        accumulates(to, (double *)reg, (double *)heap);
+        accumulates(to, accs, (double *)heap);
+        nonblocking_accumulates(to, accs + ACC_ROWS * ACC_ROW + 512);
         vectors_and_contig(round, to, heap);
         counters(fetched, round);
         ARMCI_Fence(to);
@@ -206,6 +238,8 @@ int main(int argc, char **argv)
             double w = j < ACC_ROW ? want : 0;
             CHECK(in_place == w, "in-place strided acc [%d][%d] = %g, not %g", i, j, in_place, w);
             CHECK(copied == w, "copied strided acc [%d][%d] = %g, not %g", i, j, copied, w);
+            double nb = mine->acc_nb[i][j], wnb = w * NB_ACCS;
+            CHECK(nb == wnb, "non-blocking in-place acc [%d][%d] = %g, not %g", i, j, nb, wnb);
         }
     for (int i = 0; i < 512; i++) {
         double w = want * (i < 64 ? 2 : 1);
@@ -232,6 +266,7 @@ int main(int argc, char **argv)
 
     TEST_DONE();
     ARMCI_Free_local(reg);
+    ARMCI_Free_local(accs);
     free(heap);
     free(fetched);
     ARMCI_Destroy_mutexes();

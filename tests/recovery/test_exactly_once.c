@@ -9,7 +9,9 @@
  *   - vector puts, accumulates and gets; contiguous puts and gets;
  *   - fetch-and-add Rmw on a counter of rank 0, and a mutex-guarded read-modify-write
  *     (get, put, unlock) of another;
- *   - fences and barriers between rounds.
+ *   - fences and barriers between rounds, and a fence the target checks itself: a put (a
+ *     datagram over the hybrid UD path), ARMCI_Fence, then an MPI message; the target, on
+ *     receiving it, must find the put in its own memory.
  * Then every byte is checked against what it must be, and every counter is exact: an update
  * lost, applied twice or applied with the wrong bytes, and an Rmw or lock step done twice,
  * each shows. The connection breaks come from the environment (run-breaks.sh: softib's
@@ -42,6 +44,7 @@ struct area {
     double acc_nb[ACC_ROWS][ACC_ROW * 2];
     unsigned char vec[VEC_SEGS][VEC_SEG * 2];
     unsigned char contig[8192];
+    long fenced[2];     /* the round last put here by the rank that targets me, then fenced */
     long counter;       /* rank 0: fetch-and-add */
     long locked_counter; /* rank 0: under mutex 0 */
 };
@@ -169,6 +172,21 @@ static void read_back(int round, int to, unsigned char *buf)
     CHECK(bad < 0, "round %d: contiguous put/get with rank %d wrong at byte %ld", round, to, bad);
 }
 
+/* A fence completes every earlier operation to its target, whatever carried it: the target
+ * reads the put in its own memory as soon as our MPI message says we fenced. */
+static void fence_seen_by_target(int round, int to, int from)
+{
+    long stamp = 1000L * round + me + 1;
+    ARMCI_Put(&stamp, &areas[to]->fenced[0], sizeof(stamp), to);
+    ARMCI_Fence(to);
+    long theirs = -1;
+    MPI_Sendrecv(&stamp, 1, MPI_LONG, to, 11, &theirs, 1, MPI_LONG, from, 11, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    volatile long *mine_fenced = &mine->fenced[0];
+    CHECK(*mine_fenced == theirs, "round %d: rank %d fenced its put (%ld) before telling me, but "
+          "my memory holds %ld", round, from, theirs, *mine_fenced);
+}
+
 static void counters(long *fetched, int round)
 {
     long old = -1;
@@ -209,7 +227,17 @@ int main(int argc, char **argv)
     int to = (me + armci_domain_nprocs(ARMCI_DOMAIN_SMP, armci_domain_my_id(ARMCI_DOMAIN_SMP))) % np;
     if (to == me)
         to = (me + 1) % np;
+    int from = -1; /* the rank that targets me */
+    for (int r = 0; r < np; r++) {
+        int t = (r + armci_domain_nprocs(ARMCI_DOMAIN_SMP, armci_domain_id(ARMCI_DOMAIN_SMP, r))) % np;
+        if (t == r)
+            t = (r + 1) % np;
+        if (t == me)
+            from = r;
+    }
+    CHECK(from >= 0, "no rank targets me: the pattern is no permutation");
     for (int round = 0; round < rounds; round++) {
+        fence_seen_by_target(round, to, from);
         strided_puts(round, to, reg, heap);
         accumulates(to, accs, (double *)heap);
         nonblocking_accumulates(to, accs + ACC_ROWS * ACC_ROW + 512);

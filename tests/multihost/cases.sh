@@ -60,12 +60,8 @@ check_run() {
     echo "$why"
 }
 
-# over_budget SECONDS LIMIT: why a case that passed fails all the same, or nothing. The time
-# budget of the whole suite (scripts/time-budget.py) holds for each case too: a case that took
-# more than 60 % of its limit is living near it, and fails on the next busy machine.
-over_budget() {
-    [ $(($1 * 10)) -le $(($2 * 6)) ] || echo "took $1 s, over 60 % of its ${2} s limit (the time budget)"
-}
+# over_budget SECONDS LIMIT: a case over 60 % of its limit fails (the time budget).
+. "$top/tests/multihost/over-budget.sh"
 
 # run_case NAME TIMEOUT MARKER [VAR=VALUE...] -- PROGRAM ARGS...
 run_case() {

@@ -6,7 +6,9 @@
 # node 1's processes die (Open MPI: orte_enable_recovery), as when a host
 # vanishes: the survivors must notice on their own.
 run_mpi=$1 prog=$2 mode=$3
-bound=${NODE_LOSS_BOUND:-60}
+# The bound scales with meson's --timeout-multiplier (MESON_TEST_ITERATION does not say it;
+# the ThreadSanitizer stage sets NODE_LOSS_BOUND_SCALE=3, as it multiplies the timeouts).
+bound=$((${NODE_LOSS_BOUND:-60} * ${NODE_LOSS_BOUND_SCALE:-1}))
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 start=$(date +%s)

@@ -56,6 +56,8 @@ fi
 
 # ---- this run's root
 root=$(mktemp -d "${FRESH_ROOT_DIR:-/var/tmp}/fresh-root.XXXXXX")
+chmod 755 "$root" # mktemp's 700 would keep every other user of the root out of / (munge's
+                  # postinst runs as munge: "su: failed to execute /bin/sh: Permission denied")
 mounts=()
 cleanup() {
     local i

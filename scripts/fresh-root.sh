@@ -6,9 +6,11 @@
 #   1. scripts/quickstart.sh must end with the connection report, and afterwards no test
 #      bed's package may be installed (Slurm, munge, QEMU, an ssh server, Lmod, perftest);
 #   2. scripts/run-tests.sh must pass (the whole test command: no GA build or VM image is
-#      cached in the root), unless --quickstart-only.
+#      cached in the root), unless --quickstart-only; with --setup-only, only its set-up
+#      (install-deps.sh --tests, build.sh --tests: every package of the test set installs and
+#      configures in a fresh root, and the quick start's build is configured again).
 #
-#   scripts/fresh-root.sh [--quickstart-only] [--keep]
+#   scripts/fresh-root.sh [--quickstart-only | --setup-only] [--keep]
 #
 # Needs root (chroot and mounts) and Debian's package mirror (the one this machine's apt
 # uses). The bare root of debootstrap is cached, keyed by the suite, the variant and the
@@ -23,6 +25,7 @@ quick_only=no keep=no
 for arg in "$@"; do
     case $arg in
     --quickstart-only) quick_only=yes ;;
+    --setup-only) quick_only=setup ;;
     --keep) keep=yes ;;
     *) sed -n '2,/^set -u/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 2 ;;
     esac
@@ -121,7 +124,15 @@ beds=$(in_root "dpkg-query -W -f='\${Package} \${Status}\n' slurmd slurmctld slu
     awk '/install ok installed/ { print $1 }' | tr '\n' ' ')
 verdict quickstart-installs-no-test-bed 0 "${beds:+installed: $beds}"
 
-# ---- 2. the test command
+# ---- 2. the test command (or its set-up)
+if [ $quick_only = setup ]; then
+    log=$root/setup.log
+    t=$SECONDS
+    in_root "scripts/install-deps.sh --tests && scripts/build.sh --tests" >"$log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || tail -n 30 "$log"
+    verdict test-setup $((SECONDS - t)) "$([ $rc -eq 0 ] || echo "exit $rc")"
+fi
 if [ $quick_only = no ]; then
     log=$root/run-tests.log
     t=$SECONDS

@@ -74,6 +74,7 @@ mount_in() { # mount ARGS... TARGET
     mounts+=("${!#}")
 }
 tar -C "$root" -xf "$base" || die "cannot unpack $base"
+chmod 755 "$root" # again: the archive's "." came from debootstrap's mktemp, mode 700
 # The apt sources of this machine (the same mirror and security suite), and its resolver.
 rm -f "$root/etc/apt/sources.list"
 cp /etc/apt/sources.list.d/*.sources "$root/etc/apt/sources.list.d/" 2>/dev/null ||

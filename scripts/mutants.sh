@@ -61,6 +61,8 @@ pull_failure_kept exactly-once-broken-ends-4x1 exactly-once-rc-break-4x1
 replay_headers_only exactly-once-server-loses-4x1
 in_place_released_at_send exactly-once-server-loses-4x1 exactly-once-both-ends-4x1
 dgram_fence_noop exactly-once-ud-faults-4x1
+unlock_unwaited exactly-once-unlock-lost-4x1
+ud_check_noop ud-all-attacks-silent-err-4x2
 '
 if [ -n "${MUTANTS_TESTS:-}" ]; then
     table=$(echo "$table" | while read -r name tests; do

@@ -275,6 +275,12 @@ void dgram_server_init(void)
     locks_answer_datagrams(on_lock_turn);
 }
 
+void dgram_server_check_channel(void)
+{
+    if (on)
+        ud_check(&sud);
+}
+
 void dgram_server_fini(void)
 {
     if (!on)

@@ -15,5 +15,7 @@ size_t dgram_datagram_bytes(void);
 /* With the hybrid path on: the endpoint, on the server's CQs, offered to the directory. */
 void dgram_server_init(void);
 void dgram_server_fini(void);
+/* While idle: the data endpoint's QP, as cm_server_check_channel. */
+void dgram_server_check_channel(void);
 
 #endif

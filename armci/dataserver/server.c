@@ -94,9 +94,18 @@ static int poll_requests(void)
     return endpoint_poll(&ds_res.requests);
 }
 
+/* A UD QP left in the error state by the device receives nothing, ever: looked at when idle
+ * (each check asks the device at most twice a second). */
+static void check_channels(void)
+{
+    cm_server_check_channel();
+    dgram_server_check_channel();
+}
+
 /* Sleeps until a completion or a local request arrives. */
 static void wait_for_work(void)
 {
+    check_channels();
     int nlink;
     struct pollfd *fds = link_pollfds(&nlink);
     if (endpoint_wait(&ds_res.requests, IDLE_WAKEUP_MS, fds, nlink) == 0)
@@ -122,6 +131,7 @@ static void *server_main(void *arg)
             continue;
         }
         if (cfg.server_poll) {
+            check_channels();
             int nlink;
             struct pollfd *fds = link_pollfds(&nlink);
             if (poll(fds, (nfds_t)nlink, 0) > 0)

@@ -83,6 +83,12 @@ void cm_server_init(struct endpoint *sends, struct endpoint *requests,
         ud_create(&sud, sends, requests, "data server", on_client_datagram, NULL);
 }
 
+void cm_server_check_channel(void)
+{
+    if (sud.qp)
+        ud_check(&sud);
+}
+
 void cm_server_fini(void)
 {
     ud_destroy(&sud);

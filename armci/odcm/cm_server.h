@@ -63,6 +63,10 @@ struct verbs_addr cm_server_accept_static(int client, const struct verbs_addr *c
  * up anew (recovery; a lost datagram leaves it to find out by its own requests failing). */
 void cm_server_tell_broken(int client);
 
+/* While idle: resets the UD channel's QP if the device left it in the error state
+ * unannounced (ud_check). */
+void cm_server_check_channel(void);
+
 /* Connections accepted by this server (for the report). */
 int cm_server_conn_count(void);
 /* Since init: most connections held at once, closed by clients, and asked to close. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/mutant.h"
 #include "verbs/memory.h"
 #include "core/runtime.h"
 #include "core/util.h"
@@ -68,11 +69,10 @@ static int bring_up(struct ud_endpoint *u, const char **step)
  * before are ignored (generations). Datagrams lost meanwhile are
  * retransmitted by the protocol.
  */
-static void restart(struct ud_endpoint *u, const struct ibv_wc *wc, bool send)
+static void restart(struct ud_endpoint *u, const char *why)
 {
     if (u->restarts++ < 8)
-        armci_warn("UD channel (%s): %s failed (%s): QP reset%s", u->who,
-                   send ? "a send" : "a receive", ibv_wc_status_str(wc->status),
+        armci_warn("UD channel (%s): %s: QP reset%s", u->who, why,
                    u->restarts == 8 ? " (no more such warnings)" : "");
     /* A datagram still on its way may put the QP in error again before it is up: retry. */
     const char *step = "->RESET";
@@ -93,11 +93,50 @@ static void restart(struct ud_endpoint *u, const struct ibv_wc *wc, bool send)
     recv_pool_reset(&u->recv);
 }
 
+static void restart_after(struct ud_endpoint *u, const struct ibv_wc *wc, bool send)
+{
+    char why[96];
+    snprintf(why, sizeof(why), "%s failed (%s)", send ? "a send" : "a receive",
+             ibv_wc_status_str(wc->status));
+    restart(u, why);
+}
+
 /* A receive failed or was flushed (the QP is in the error state): never reposted alone. */
 static bool on_receive_failed(void *ctx, const struct ibv_wc *wc)
 {
-    restart(ctx, wc, false);
+    restart_after(ctx, wc, false);
     return false;
+}
+
+void ud_check(struct ud_endpoint *u)
+{
+#if ARMCI_MUTANT_IS(ud_check_noop)
+    return;
+#endif
+    double now = now_seconds();
+    double last = u->checked_at;
+    if (now - last < 0.5)
+        return;
+    u->checked_at = now;
+    struct ibv_qp_attr attr;
+    struct ibv_qp_init_attr init;
+    int rc = ibv_query_qp(u->qp, &attr, IBV_QP_STATE, &init);
+    if (rc) {
+        armci_warn("ibv_query_qp (UD channel of %s) failed: %s", u->who, strerror(rc));
+        return;
+    }
+    if (attr.qp_state == IBV_QPS_ERR || attr.qp_state == IBV_QPS_SQE) {
+        restart(u, attr.qp_state == IBV_QPS_ERR
+                       ? "the QP is in the error state, and no completion said so"
+                       : "the QP's send queue is in the error state, and no completion said so");
+        return;
+    }
+    /* Every buffer busy now and at the last check, no send completed between, and the checks
+     * close together (a process away computing polled no completion meanwhile). */
+    bool stalled = u->send.free == 0 && u->sends_done == u->sends_done_at_check && now - last < 1.0;
+    u->sends_done_at_check = u->send.free == 0 ? u->sends_done : -1;
+    if (stalled)
+        restart(u, "no send has completed for half a second, every send buffer is busy");
 }
 
 /* A qkey of our own per job: stray datagrams of other jobs are dropped by the device. */
@@ -112,12 +151,13 @@ uint32_t ud_job_qkey(void)
 static void on_send_done(void *ctx, const struct ibv_wc *wc)
 {
     struct ud_endpoint *u = ctx;
+    u->sends_done++;
     uint64_t id = wr_id_index(wc->wr_id);
     if ((uint32_t)(id >> 32) != u->send_generation)
         return; /* posted before the QP was reset: its buffer is free already */
     buffer_pool_release(&u->send, buffer_pool_at(&u->send, (int)(uint32_t)id));
     if (wc->status != IBV_WC_SUCCESS)
-        restart(u, wc, true); /* the protocol retransmits what was lost */
+        restart_after(u, wc, true); /* the protocol retransmits what was lost */
 }
 
 static void on_datagram(void *ctx, const struct ibv_wc *wc)
@@ -132,6 +172,7 @@ static void create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpo
 {
     const char *who = u->who;
     u->qkey = ud_job_qkey();
+    u->sends_done_at_check = -1;
     struct ibv_qp_init_attr init = {
         .send_cq = send_ep->cq,
         .recv_cq = recv_ep->cq,
@@ -232,6 +273,7 @@ bool ud_send_bytes(struct ud_endpoint *u, int peer_key, const struct verbs_addr 
     if (len > u->buf_size - UD_GRH_BYTES)
         armci_die(NULL, "UD channel (%s): a %zu-byte datagram is longer than its %zu bytes", u->who,
                   len, u->buf_size - UD_GRH_BYTES);
+    ud_check(u);
     struct pool_buffer *b = buffer_pool_get(&u->send);
     if (!b)
         return false;

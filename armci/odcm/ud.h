@@ -90,8 +90,11 @@ struct ud_endpoint {
     uint32_t send_generation; /* of the sends posted since the QP was last reset */
     long sent;
     long received;
-    long refused;  /* datagrams dropped as malformed or forged */
-    long restarts; /* times the QP was reset after a failed work request */
+    long refused;             /* datagrams dropped as malformed or forged */
+    long restarts;            /* times the QP was reset after a failed work request */
+    double checked_at;        /* when ud_check last asked the device for the QP's state */
+    long sends_done;          /* send completions polled (of this generation or not) */
+    long sends_done_at_check; /* sends_done at that check, when every send buffer was busy */
 };
 
 /* Entries a UD endpoint needs on the CQ its sends complete on, and on its receive CQ
@@ -127,6 +130,16 @@ bool ud_send(struct ud_endpoint *u, int peer_key, const struct verbs_addr *to,
 /* Sends len bytes (at most the endpoint's datagram) to peer, like ud_send. */
 bool ud_send_bytes(struct ud_endpoint *u, int peer_key, const struct verbs_addr *to,
                    const void *data, size_t len);
+
+/*
+ * Resets the QP if the device has it in the error state although no failed completion said
+ * so (rxe, flooded with datagrams too long for the buffers, was seen to leave a data
+ * server's QP there: deaf for good), or if every send buffer stayed busy from one check to
+ * the next with no send completing (a server, which only answers, would be mute for good).
+ * Looks at most twice a second; called by ud_send_bytes (a client that retransmits to a
+ * deaf server, or from a deaf QP, keeps sending) and by the data server when it is idle.
+ */
+void ud_check(struct ud_endpoint *u);
 
 /* The Q_Key of this job's UD channel (derived from the job id). */
 uint32_t ud_job_qkey(void);

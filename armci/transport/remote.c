@@ -4,6 +4,7 @@
  * transfer_start; Rmw and locks at the target node's data server; fences.
  */
 #include "transport/remote.h"
+#include "transport/replay_log.h"
 
 #include <mpi.h>
 #include <stdlib.h>
@@ -200,6 +201,12 @@ void remote_lock(const struct target *t)
     message_and_wait(t, DS_LOCK, sizeof(struct ticket_lock), 0, 0, "lock");
 }
 
+/*
+ * Without recovery an unlock is fire-and-forget: RC delivers it. With recovery it is waited
+ * for: if the connection breaks before the server has it, only this rank can send it again,
+ * and a rank that has gone on to wait in MPI would hold every ARMCI_Lock of the mutex
+ * (and the MPI step it waits for) forever.
+ */
 void remote_unlock(const struct target *t)
 {
     /* Writes issued before on this connection land first (RC order); those that went over
@@ -207,11 +214,19 @@ void remote_unlock(const struct target *t)
     rt_lock();
     dgram_fence(t->node);
     struct conn *c = conn_get(t->node);
+    struct handle done = {0};
+#if ARMCI_MUTANT_IS(unlock_unwaited)
+    bool wait = false;
+#else
+    bool wait = replay_log_on();
+#endif
     struct request_desc r = {.msg = {.op = DS_UNLOCK, .len = sizeof(struct ticket_lock)},
                              .t = t,
-                             .req = handle_implicit(),
+                             .req = wait ? &done : handle_implicit(),
                              .what = "unlock"};
     request_post(c, &r);
+    if (wait)
+        handle_wait(&done);
     conn_unpin(c);
     rt_unlock();
 }

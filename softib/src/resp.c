@@ -378,6 +378,12 @@ static void receiver_completion(struct sib_qp *qp, const struct sib_dgram *d, st
         SIB_COUNT(owner, recv_bytes, len);
     } else {
         SIB_COUNT(owner, wc_errors, 1);
+        if (sib_knobs.ud_err_silent) {
+            /* As rdma_rxe was seen to do under a flood of datagrams too long for their
+             * buffers: the QP is in ERR, and neither this receive nor the others complete. */
+            __atomic_store_n(&t->state, IBV_QPS_ERR, __ATOMIC_RELEASE);
+            return;
+        }
     }
     if (!sib_cq_push(t->recv_cq, &e, (d->flags & IBV_SEND_SOLICITED) != 0)) {
         sib_qp_to_err_locked(t);

@@ -52,6 +52,8 @@ struct sib_knobs {
     uint32_t cost_rts_us;
     uint32_t cost_destroy_qp_us;
     uint32_t cost_reg_mr_us;
+    /* SOFTIB_UD_ERR_SILENT: a failed UD receive leaves its QP in ERR, and nothing completes */
+    bool ud_err_silent;
 };
 
 extern struct sib_knobs sib_knobs;

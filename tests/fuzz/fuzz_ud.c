@@ -201,6 +201,12 @@ void ud_destroy(struct ud_endpoint *u)
     *u = (struct ud_endpoint){0};
 }
 
+/* The model's QP never fails. */
+void ud_check(struct ud_endpoint *u)
+{
+    (void)u;
+}
+
 struct verbs_addr ud_addr(const struct ud_endpoint *u)
 {
     (void)u;

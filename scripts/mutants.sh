@@ -32,7 +32,7 @@ acc_twice rma-4x2
 rmw_returns_new rmw-mixed-4x2-server
 rmw_same_node_cpu rmw-mixed-4x2-device
 rmw_swap_no_retry rmw-mixed-4x2-device
-lock_queue_lifo fuzz-corpus-dgram lock-fifo-4x1
+lock_queue_lifo lock-fifo-4x1
 stride_ignored strided-4x1
 vector_piece_skipped strided-4x1
 vector_scatter_shifted strided-4x1

@@ -18,7 +18,6 @@
 #include "core/util.h"
 #include "wire/dgram_protocol.h"
 #include "dataserver/handlers.h"
-#include "dataserver/locks.h"
 #include "wire/protocol.h"
 #include "dataserver/registry.h"
 #include "dataserver/resources.h"
@@ -100,8 +99,6 @@ static int32_t read_at(const struct dgram_request *rq, const void **data)
     return DS_OK;
 }
 
-static bool rescan_locks; /* an unlock was served: waiters may have their turn */
-
 static int32_t execute(int rank, const struct dgram_request *rq, const void *payload,
                        size_t payload_len, int64_t *value, const void **data)
 {
@@ -128,16 +125,7 @@ static int32_t execute(int rank, const struct dgram_request *rq, const void *pay
     case DGRAM_RMW:
         m.op = DS_RMW;
         return serve_rmw(&m, value);
-    case DGRAM_LOCK:
-        m.op = DS_LOCK;
-        return lock_request_datagram(rank, &m);
-    case DGRAM_UNLOCK: {
-        m.op = DS_UNLOCK;
-        int status = unlock_by(rank, &m);
-        rescan_locks |= status == DS_OK;
-        return status;
-    }
-    default:
+    default: /* an unknown op, 5 and 6 too (once lock and unlock: locks go over RC only) */
         return DS_EINVAL;
     }
 }
@@ -237,29 +225,6 @@ static void on_datagram(void *ctx, const struct ud_sender *from, const void *byt
         left -= step;
     }
     batch_send(&b);
-    if (rescan_locks) { /* after the unlock's answer: the next holder may be anyone */
-        rescan_locks = false;
-        locks_rescan();
-    }
-}
-
-/*
- * A lock request that waited (DS_QUEUED) has its turn (or its mutexes went away): its
- * cached answer says so from now on, and the client is told at once. Should this datagram
- * be lost, the client's next retransmission of the request gets the cached answer.
- */
-static void on_lock_turn(int rank, uint64_t token, int status)
-{
-    struct engine_client *cl = engine_of(rank);
-    uint32_t seq = (uint32_t)token;
-    uint64_t full;
-    if (engine_widen(cl, seq, &full))
-        engine_rekeep(cl, full, status);
-    uint8_t buf[sizeof(struct dgram_header) + sizeof(struct dgram_answer)];
-    struct answer_batch b = {
-        .rank = rank, .client = cl, .len = sizeof(struct dgram_header), .buf = buf};
-    batch_add(&b, seq, status, 0, NULL, 0);
-    batch_send(&b);
 }
 
 void dgram_server_init(void)
@@ -272,7 +237,6 @@ void dgram_server_init(void)
     ud_create_data(&sud, &ds_res.sends, &ds_res.requests, "data server, data", bytes,
                    DGRAM_SERVER_SEND_BUFS, DGRAM_SERVER_RECV_BUFS, on_datagram, NULL);
     directory_offer_server_data(sud.qp->qp_num);
-    locks_answer_datagrams(on_lock_turn);
 }
 
 void dgram_server_check_channel(void)

@@ -104,14 +104,6 @@ static struct kept_answer *kept_of(const struct engine_client *e, uint64_t seq)
     return k && k->used && k->seq == seq ? k : NULL;
 }
 
-bool engine_rekeep(struct engine_client *e, uint64_t seq, int status)
-{
-    struct kept_answer *k = kept_of(e, seq);
-    if (k)
-        k->status = status;
-    return k != NULL;
-}
-
 bool engine_kept(const struct engine_client *e, uint64_t seq, int *status, int64_t *value,
                  int *op)
 {

@@ -43,8 +43,6 @@ bool engine_widen(const struct engine_client *e, uint32_t seq, uint64_t *full);
 
 /* Keeps the answer (status, value, op) of request `seq` for a duplicate. */
 void engine_keep(struct engine_client *e, uint64_t seq, int status, int64_t value, int op);
-/* Changes a kept answer's status (a datagram lock request granted later); false if not kept. */
-bool engine_rekeep(struct engine_client *e, uint64_t seq, int status);
 /* The kept answer of request `seq`: false if none was kept or it is too old (the ring holds
  * the last max(DS_MAX_UNANSWERED, ARMCI_HYBRID_WINDOW) numbers). */
 bool engine_kept(const struct engine_client *e, uint64_t seq, int *status, int64_t *value,

@@ -18,8 +18,8 @@
 #include "dataserver/registry.h"
 #include "dataserver/answers.h"
 
-/* A client waiting for its turn: over its RC connection (sc, the request's token) or over
- * the UD data path (sc NULL: the client's rank and the request's number). */
+/* A client waiting for its turn over its RC connection (sc, the request's token). Locks never
+ * come over the UD data path: the data server refuses them there (dgram_server.c). */
 struct lock_waiter {
     struct ticket_lock *lock;
     uint64_t ticket;
@@ -44,12 +44,6 @@ struct lock_grant {
 
 static struct lock_waiter *waiters;
 static struct lock_grant *grants;
-static lock_answer_fn answer_datagram; /* dgram_server.c's, set at its init */
-
-void locks_answer_datagrams(lock_answer_fn fn)
-{
-    answer_datagram = fn;
-}
 
 static void grant_record(struct ticket_lock *lock, int client, uint64_t seq)
 {
@@ -74,12 +68,9 @@ static void grant_forget(const struct ticket_lock *lock, int client)
 /* Tells waiter w the outcome of its wait (granted: DS_OK, or an error). */
 static void answer_waiter(const struct lock_waiter *w, int status)
 {
-    if (w->sc && status == DS_OK)
+    if (status == DS_OK)
         grant_record(w->lock, w->client, w->seq);
-    if (w->sc)
-        server_answer_lock(w->sc, w->token, status, true);
-    else
-        answer_datagram(w->client, w->token, status);
+    server_answer_lock(w->sc, w->token, status, true);
 }
 
 /* Only mutexes of ARMCI_Create_mutexes: any other word of a segment is someone's data. */
@@ -97,11 +88,10 @@ static void take(struct ticket_lock *lock, int client)
 }
 
 /*
- * A ticket for `client`: DS_OK if the lock is its at once, DS_QUEUED if it
- * waits (a waiter answered through sc, or through the UD data path when sc
- * is NULL), or the request's error.
+ * A ticket for sc's client: DS_OK if the lock is its at once, DS_QUEUED if
+ * it waits (a waiter answered through sc), or the request's error.
  */
-static int lock_ticket(struct server_conn *sc, int client, const struct ds_message *rq)
+static int lock_ticket(struct server_conn *sc, const struct ds_message *rq)
 {
     int status = check_lock(rq);
     if (status != DS_OK)
@@ -116,11 +106,11 @@ static int lock_ticket(struct server_conn *sc, int client, const struct ds_messa
     uint64_t ticket = __atomic_fetch_add(&lock->next, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&lock->serving, __ATOMIC_SEQ_CST) == ticket) {
         __atomic_fetch_sub(&lock->remote_waiters, 1, __ATOMIC_SEQ_CST);
-        take(lock, client);
+        take(lock, sc->client);
         return DS_OK;
     }
     struct lock_waiter *w = xmalloc(sizeof(*w));
-    *w = (struct lock_waiter){lock, ticket, sc, client, rq->token, rq->seq, NULL};
+    *w = (struct lock_waiter){lock, ticket, sc, sc->client, rq->token, rq->seq, NULL};
     /* Append: waiters are granted in ticket order anyway, this keeps scans short. */
     struct lock_waiter **tail = &waiters;
     while (*tail)
@@ -131,7 +121,7 @@ static int lock_ticket(struct server_conn *sc, int client, const struct ds_messa
 
 int lock_request(struct server_conn *sc, const struct ds_message *rq)
 {
-    int status = lock_ticket(sc, sc->client, rq);
+    int status = lock_ticket(sc, rq);
     if (status == DS_OK)
         grant_record((struct ticket_lock *)(uintptr_t)rq->addr, sc->client, rq->seq);
     if (status == DS_QUEUED)
@@ -145,7 +135,7 @@ bool lock_replayed(struct server_conn *sc, const struct ds_message *rq)
 {
     const struct ticket_lock *lock = (const struct ticket_lock *)(uintptr_t)rq->addr;
     for (struct lock_waiter *w = waiters; w; w = w->next) {
-        if (w->sc && w->client == sc->client && w->seq == rq->seq && w->lock == lock) {
+        if (w->client == sc->client && w->seq == rq->seq && w->lock == lock) {
             w->sc = sc; /* its grant goes to the connection that replaced the broken one */
             w->token = rq->token;
             server_lock_queued(sc, rq->token);
@@ -159,11 +149,6 @@ bool lock_replayed(struct server_conn *sc, const struct ds_message *rq)
         }
     }
     return false;
-}
-
-int lock_request_datagram(int client, const struct ds_message *rq)
-{
-    return lock_ticket(NULL, client, rq);
 }
 
 #if ARMCI_MUTANT_IS(lock_queue_lifo)
@@ -203,7 +188,7 @@ void locks_rescan(void)
     }
 }
 
-int unlock_by(int client, const struct ds_message *rq)
+static int unlock_by(int client, const struct ds_message *rq)
 {
     int status = check_lock(rq);
     struct ticket_lock *lock = (struct ticket_lock *)(uintptr_t)rq->addr;

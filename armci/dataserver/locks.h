@@ -20,18 +20,6 @@ bool lock_replayed(struct server_conn *sc, const struct ds_message *rq);
 /* Connection `from` broke and `to` replaces it: its queued lock requests are answered on `to`. */
 void locks_move_conn(const struct server_conn *from, struct server_conn *to);
 
-/*
- * The same for the UD data path (dgram_server.c), which answers itself:
- * a lock request of `client` returns DS_OK (its lock now), DS_QUEUED (its
- * turn is announced later through the function given to
- * locks_answer_datagrams, with the request's number in rq->token) or an
- * error; an unlock returns its status, and the caller rescans (locks_rescan)
- * after answering it.
- */
-typedef void (*lock_answer_fn)(int client, uint64_t token, int status);
-void locks_answer_datagrams(lock_answer_fn fn);
-int lock_request_datagram(int client, const struct ds_message *rq);
-int unlock_by(int client, const struct ds_message *rq);
 /* A same-node unlock may have made a queued waiter's turn come. */
 void locks_rescan(void);
 /* A lock block is going away: its waiters get an error instead of a dangling lock. */

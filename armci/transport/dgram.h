@@ -47,8 +47,7 @@ long dgram_rmw(const struct target *t, int op, long value, size_t size);
 
 /* Counts one more operation to node over UD; returns how many so far (promotion). */
 long dgram_count_op(int node);
-/* Waits until every request to node (or to every node) is answered, but lock requests, whose
- * grant may wait for this process's own unlock: fences. */
+/* Waits until every request to node (or to every node) is answered: fences. */
 void dgram_fence(int node);
 void dgram_fence_all(void);
 

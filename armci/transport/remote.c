@@ -193,8 +193,8 @@ long remote_rmw(const struct target *t, int op, long value)
  * waiting in the queue of a mutex would hold its slot of the node's UD window
  * (its answer is still to come), and with threads the requests behind it
  * could fill the window while the unlock that would grant it waits for room
- * (seen in the soak suite). The data server's side of UD locks stays
- * (dgram_server.c), for a window that lets a queued lock step aside.
+ * (seen in the soak suite). The data server serves no lock over UD:
+ * dgram_server.c refuses ops 5 and 6 (once lock and unlock) as unknown ops.
  */
 void remote_lock(const struct target *t)
 {

@@ -33,16 +33,19 @@ enum dgram_kind {
     DGRAM_ANSWERS = 2,  /* server -> client */
 };
 
+/*
+ * Any other op, 5 and 6 included, is executed as a refusal: it takes its number and is
+ * answered DS_EINVAL. 5 and 6 were lock and unlock; locks go over RC only (transport/remote.c),
+ * and the numbers stay reserved so that the ops' values never change.
+ */
 enum dgram_op {
-    DGRAM_PUT = 1, /* len payload bytes to addr */
-    DGRAM_GET,     /* len bytes from addr, returned in the answer */
-    DGRAM_ACC,     /* accumulate len payload bytes (datatype, scale) at addr */
-    DGRAM_RMW,     /* rmw_op with operand value at addr; the answer's value is the old one */
-    DGRAM_LOCK,    /* the ticket lock at addr: answered DS_OK when it is the client's, DS_QUEUED
-                      while it waits (then DS_OK, unasked, when its turn comes; a retransmission
-                      is answered with the state of the moment) */
-    DGRAM_UNLOCK,  /* release the ticket lock at addr */
-    DGRAM_OP_MAX
+    DGRAM_PUT = 1,        /* len payload bytes to addr */
+    DGRAM_GET = 2,        /* len bytes from addr, returned in the answer */
+    DGRAM_ACC = 3,        /* accumulate len payload bytes (datatype, scale) at addr */
+    DGRAM_RMW = 4,        /* rmw_op with operand value at addr; the answer's value is the old one */
+    DGRAM_RESERVED_5 = 5, /* once lock: refused */
+    DGRAM_RESERVED_6 = 6, /* once unlock: refused */
+    DGRAM_OP_MAX = 7
 };
 
 struct dgram_header {

@@ -4,7 +4,7 @@
  * each harness's input format (see fuzz_ds.c, fuzz_ud.c and fuzz_dgram.c): a
  * valid request of every operation and the edge cases the checks are about;
  * and DIR/ds.dict and DIR/dgram.dict, the segment boundaries (for dgram also
- * the mutexes and the bytes that make a request a lock or an unlock) as
+ * the mutexes and the bytes of a request that was a lock or an unlock) as
  * libFuzzer dictionary entries. Inputs that made a target crash are kept
  * beside the seeds (regress-*) and are not touched here.
  * Usage: fuzz-make-corpus DIR   (tests/fuzz)
@@ -832,189 +832,38 @@ static void dg_one(int ctl, int rank, const struct dgram_request *r)
     dg_send(ctl, rank, 0);
 }
 
-/* The ticket lock at mutex k of the lock block. */
-static struct dgram_request dlock(uint32_t seq, enum dgram_op op, int k)
-{
-    return dreq(seq, op, LOCKS + (uint64_t)k * MUTEX, MUTEX);
-}
-
-/* Adds a put of the 8-byte value v to a word of mutex k (offsetof in struct ticket_lock). */
-static void dg_add_lock_word(uint32_t seq, int k, size_t word, uint64_t v)
-{
-    uint8_t keep[sizeof(v)];
-    memcpy(keep, data, sizeof(v));
-    memcpy(data, &v, sizeof(v));
-    struct dgram_request r = dreq(seq, DGRAM_PUT, LOCKS + (uint64_t)k * MUTEX + word, sizeof(v));
-    dg_add(&r);
-    memcpy(data, keep, sizeof(v));
-}
-
-static void dgram_locks(void)
+/*
+ * Ops 5 and 6, once a lock and an unlock, as a client sent them (a mutex of the lock block, its
+ * size): refused like any op the server does not serve (DS_EINVAL), taking their numbers and
+ * leaving the mutexes' words alone. Alone, beside other requests, delivered twice, lost and
+ * sent again (answered from the cache), on what is no mutex; a get of the mutex words after.
+ */
+static void dgram_locks_refused(void)
 {
     struct dgram_request r;
-
-    /* Granted at once: lock, unlock and lock again in one datagram, unlock; another rank
-     * after it. */
     put8(WORLD_4096_W8);
-    r = dlock(0, DGRAM_LOCK, 0);
+    r = dreq(0, DGRAM_RESERVED_5, LOCKS, MUTEX);
     dg_one(NATURAL, 5, &r);
-    r = dlock(1, DGRAM_UNLOCK, 0);
+    r = dreq(1, DGRAM_RESERVED_6, LOCKS, MUTEX);
     dg_add(&r);
-    r = dlock(2, DGRAM_LOCK, 0);
+    r = dreq(2, DGRAM_RESERVED_5, LOCKS + MUTEX, MUTEX);
     dg_add(&r);
-    dg_send(NATURAL, 5, 0);
-    r = dlock(3, DGRAM_UNLOCK, 0);
-    dg_one(NATURAL, 5, &r);
-    r = dlock(0, DGRAM_LOCK, 0);
-    dg_one(NATURAL, 6, &r);
-    r = dlock(1, DGRAM_UNLOCK, 0);
-    dg_one(NATURAL, 6, &r);
-    save("dgram", "lock");
-
-    /* Three ranks on one mutex: two wait (queued), each unlock in a later datagram grants the
-     * next in ticket order (the first grant's send finds no buffer at first). */
-    put8(WORLD_4096_W8);
-    r = dlock(0, DGRAM_LOCK, 1);
-    dg_one(NATURAL, 5, &r);
-    r = dlock(0, DGRAM_LOCK, 1);
-    dg_one(NATURAL, 6, &r);
-    r = dlock(0, DGRAM_LOCK, 1);
-    dg_one(NATURAL, 4, &r);
-    r = dlock(1, DGRAM_UNLOCK, 1);
-    dg_one(NATURAL | BUSY, 5, &r);
-    r = dreq(1, DGRAM_PUT, A + 64, 8);
+    r = dreq(3, DGRAM_PUT, A + 64, 8);
     dg_add(&r);
-    r = dlock(2, DGRAM_UNLOCK, 1);
-    dg_add(&r);
-    dg_send(NATURAL, 6, 0);
-    r = dlock(1, DGRAM_UNLOCK, 1);
-    dg_one(NATURAL, 4, &r);
-    save("dgram", "lock-contended");
-
-    /* Unlocks by a rank that does not hold the mutex (DS_EPERM): held by another, free, and
-     * released already. */
-    put8(WORLD_4096_W8);
-    r = dlock(0, DGRAM_LOCK, 3);
-    dg_one(NATURAL, 5, &r);
-    r = dlock(0, DGRAM_UNLOCK, 3);
-    dg_add(&r);
-    r = dlock(1, DGRAM_UNLOCK, 2);
-    dg_add(&r);
-    dg_send(NATURAL, 6, 0);
-    r = dlock(1, DGRAM_UNLOCK, 3);
-    dg_one(NATURAL, 5, &r);
-    r = dlock(2, DGRAM_UNLOCK, 3);
-    dg_one(NATURAL, 5, &r);
-    save("dgram", "lock-unlock-not-held");
-
-    /* A queued lock request delivered twice and sent again (answered queued, no second
-     * ticket); the unlock and the grant lost; the request sent again (answered granted), the
-     * unlock sent again (not released twice). Then a rank's own queued request, granted by its
-     * own unlock after the datagram's answers (sent again there: still queued). */
-    put8(WORLD_4096_W8);
-    r = dlock(0, DGRAM_LOCK, 2);
-    dg_one(NATURAL, 5, &r);
-    r = dlock(0, DGRAM_LOCK, 2);
-    dg_one(NATURAL | TWICE, 6, &r);
-    dg_add(&r);
-    r = dreq(1, DGRAM_GET, B, 16);
-    dg_add(&r);
-    dg_send(NATURAL, 6, 0);
-    r = dlock(1, DGRAM_UNLOCK, 2);
+    dg_send(NATURAL | TWICE, 5, 0);
+    r = dreq(4, DGRAM_RESERVED_6, LOCKS + MUTEX, MUTEX);
     dg_one(NATURAL | LOST, 5, &r);
     dg_one(NATURAL, 5, &r);
-    r = dlock(0, DGRAM_LOCK, 2);
-    dg_one(NATURAL, 6, &r);
-    r = dlock(2, DGRAM_UNLOCK, 2);
-    dg_one(NATURAL, 6, &r);
-    r = dlock(2, DGRAM_LOCK, 0);
-    dg_one(NATURAL, 5, &r);
-    r = dlock(3, DGRAM_LOCK, 0);
-    dg_one(NATURAL, 5, &r);
-    r = dlock(4, DGRAM_UNLOCK, 0);
+    r = dreq(0, DGRAM_RESERVED_5, LOCKS + 3 * MUTEX, MUTEX);
     dg_add(&r);
-    r = dlock(3, DGRAM_LOCK, 0);
+    r = dreq(1, DGRAM_RESERVED_5, A, MUTEX);
     dg_add(&r);
-    dg_send(NATURAL, 5, 0);
-    r = dlock(3, DGRAM_LOCK, 0);
-    dg_one(NATURAL, 5, &r);
-    save("dgram", "lock-retransmission");
-
-    /* A window of 2: the queued request's answer has left the window when its grant comes
-     * (the grant is still sent; sent again, the request gets no answer). */
-    put8(WORLD_256_W2);
-    r = dlock(0, DGRAM_LOCK, 0);
-    dg_one(NATURAL, 5, &r);
-    r = dlock(0, DGRAM_LOCK, 0);
-    dg_one(NATURAL, 6, &r);
-    r = dreq(1, DGRAM_GET, A, 8);
+    r = dreq(2, DGRAM_RESERVED_6, LOCKS, 8);
     dg_add(&r);
-    r = dreq(2, DGRAM_GET, A, 8);
+    r = dreq(3, DGRAM_GET, LOCKS, 2 * MUTEX);
     dg_add(&r);
     dg_send(NATURAL, 6, 0);
-    r = dlock(1, DGRAM_UNLOCK, 0);
-    dg_one(NATURAL, 5, &r);
-    r = dlock(0, DGRAM_LOCK, 0);
-    dg_one(NATURAL, 6, &r);
-    r = dlock(3, DGRAM_UNLOCK, 0);
-    dg_one(NATURAL, 6, &r);
-    save("dgram", "lock-window-moved");
-
-    /* Not a mutex: a wrong length, inside one, past the block, before it, in a data segment;
-     * the last mutex locked and unlocked in one datagram. */
-    put8(WORLD_4096_W8);
-    struct dgram_request edges[] = {
-        dreq(0, DGRAM_LOCK, LOCKS, MUTEX - 1),
-        dreq(0, DGRAM_LOCK, LOCKS, 0),
-        dreq(0, DGRAM_LOCK, LOCKS + 8, MUTEX),
-        dreq(0, DGRAM_LOCK, LOCKS + FUZZ_DS_LOCKS * MUTEX, MUTEX),
-        dreq(0, DGRAM_LOCK, LOCKS - MUTEX, MUTEX),
-        dreq(0, DGRAM_LOCK, A, MUTEX),
-        dreq(0, DGRAM_UNLOCK, A, MUTEX),
-        dreq(0, DGRAM_UNLOCK, LOCKS, 8),
-        dlock(0, DGRAM_LOCK, 3),
-        dlock(0, DGRAM_UNLOCK, 3),
-    };
-    for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
-        edges[i].seq = (uint32_t)i;
-        dg_add(&edges[i]);
-    }
-    dg_send(NATURAL, 7, 0);
-    save("dgram", "lock-edges");
-
-    /* Mutexes written by puts, an Rmw and an accumulate (a rank of the job may): `serving`
-     * moved past a waiter's ticket (never granted: answered DS_EFAULT at the end), `next`
-     * moved by an Rmw before a lock in the same datagram (its ticket unknown to the model),
-     * `holder` accumulated before an unlock; then `holder` and `serving` put so that an unlock
-     * grants the request of unknown ticket. */
-    put8(WORLD_4096_W8);
-    r = dlock(0, DGRAM_LOCK, 1);
-    dg_one(NATURAL, 5, &r);
-    r = dlock(0, DGRAM_LOCK, 1);
-    dg_one(NATURAL, 6, &r);
-    dg_add_lock_word(0, 1, offsetof(struct ticket_lock, serving), 1);
-    r = dlock(1, DGRAM_LOCK, 1);
-    dg_add(&r);
-    dg_send(NATURAL, 7, 0);
-    r = dlock(1, DGRAM_UNLOCK, 1);
-    dg_one(NATURAL, 5, &r);
-    r = drmw(0, LOCKS + offsetof(struct ticket_lock, next), ARMCI_FETCH_AND_ADD_LONG, 5);
-    dg_add(&r);
-    r = dlock(1, DGRAM_LOCK, 0);
-    dg_add(&r);
-    r = dacc(2, LOCKS + offsetof(struct ticket_lock, holder), ARMCI_ACC_INT, 8);
-    dg_add(&r);
-    r = dlock(3, DGRAM_UNLOCK, 0);
-    dg_add(&r);
-    dg_send(NATURAL, 4, 0);
-    dg_add_lock_word(2, 0, offsetof(struct ticket_lock, holder), 7 + 1);
-    dg_add_lock_word(3, 0, offsetof(struct ticket_lock, serving), 4);
-    r = dlock(4, DGRAM_UNLOCK, 0);
-    dg_add(&r);
-    dg_send(NATURAL, 7, 0);
-    r = dlock(4, DGRAM_UNLOCK, 0);
-    dg_one(NATURAL, 4, &r);
-    save("dgram", "lock-corrupted");
+    save("dgram", "lock-refused");
 }
 
 static void dgram_corpus(void)
@@ -1201,7 +1050,7 @@ static void dgram_corpus(void)
     dg_one(NATURAL, 3, &r);
     save("dgram", "edge-ranges");
 
-    dgram_locks();
+    dgram_locks_refused();
 }
 
 static void dict_bytes(FILE *f, const char *name, const void *p, size_t n)
@@ -1213,8 +1062,8 @@ static void dict_bytes(FILE *f, const char *name, const void *p, size_t n)
 }
 
 /* Every segment's first and last byte, one before and one past: 8-byte entries for libFuzzer.
- * For dgram, also the other mutexes' addresses and the op-to-len bytes of a lock and an unlock
- * request (struct dgram_request: op, datatype, rmw_op, pad, len). */
+ * For dgram, also the other mutexes' addresses and the op-to-len bytes of what was a lock and
+ * an unlock request, now refused (struct dgram_request: op, datatype, rmw_op, pad, len). */
 static void dictionary(const char *target)
 {
     const uint64_t seg[][2] = {{FUZZ_DS_A_OFFSET, FUZZ_DS_A_SIZE},
@@ -1246,8 +1095,8 @@ static void dictionary(const char *target)
             snprintf(name, sizeof(name), "mutex%d", k);
             dict_bytes(f, name, &at, sizeof(at));
         }
-        const uint8_t lock[8] = {DGRAM_LOCK, 0, 0, 0, (uint8_t)MUTEX, 0, 0, 0};
-        const uint8_t unlock[8] = {DGRAM_UNLOCK, 0, 0, 0, (uint8_t)MUTEX, 0, 0, 0};
+        const uint8_t lock[8] = {DGRAM_RESERVED_5, 0, 0, 0, (uint8_t)MUTEX, 0, 0, 0};
+        const uint8_t unlock[8] = {DGRAM_RESERVED_6, 0, 0, 0, (uint8_t)MUTEX, 0, 0, 0};
         dict_bytes(f, "lock_op_len", lock, sizeof(lock));
         dict_bytes(f, "unlock_op_len", unlock, sizeof(unlock));
     }

@@ -24,6 +24,7 @@
 #include <mpi.h>
 
 #include "bench_csv.h"
+#include "bench_env.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,19 +35,6 @@
 enum op { OP_PUT, OP_GET, OP_ACC };
 enum { VEC_PIECES = 1024 };
 static const char *op_name[] = {"put", "get", "acc"};
-
-/* Whether `item` is in the comma-separated list in environment variable `var` (unset: yes). */
-static bool listed(const char *var, const char *item)
-{
-    const char *list = getenv(var);
-    if (!list || !*list)
-        return true;
-    size_t n = strlen(item);
-    for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-        if (strncmp(p, item, n) == 0 && (p[n] == ',' || p[n] == '\0'))
-            return true;
-    return false;
-}
 
 static double run(enum op op, double *local, char *remote, int window, armci_hdl_t *hdl, int target,
                   int iters)
@@ -167,7 +155,7 @@ int main(int argc, char **argv)
         for (int w = 1; w <= max_window; w *= 2) {
             char window[16];
             snprintf(window, sizeof window, "%d", w);
-            if (me == 0 && listed("BENCH_OPS", op_name[op]) && listed("BENCH_WINDOWS", window)) {
+            if (me == 0 && bench_listed("BENCH_OPS", op_name[op]) && bench_listed("BENCH_WINDOWS", window)) {
                 run(op, local, seg[target], w, hdl, target, iters / 10 + 1); /* warm up */
                 double t = run(op, local, seg[target], w, hdl, target, iters);
                 print_row(impl, layout, op_name[op], BYTES, w, iters, t);
@@ -177,7 +165,7 @@ int main(int argc, char **argv)
     }
 
     int vec_iters = iters / 100 + 1;
-    for (int acc = 0; acc <= 1 && me == 0 && listed("BENCH_OPS", "vector"); acc++) {
+    for (int acc = 0; acc <= 1 && me == 0 && bench_listed("BENCH_OPS", "vector"); acc++) {
         run_vector(acc, local, seg[target], target, vec_iters / 10 + 1);
         double t = run_vector(acc, local, seg[target], target, vec_iters);
         print_row(impl, layout, acc ? "accv-1024x8" : "putv-1024x8", VEC_PIECES * BYTES, 1,
@@ -195,7 +183,7 @@ int main(int argc, char **argv)
     } rmws[] = {{ARMCI_FETCH_AND_ADD_LONG, "rmw-fadd-long", sizeof(long)},
                 {ARMCI_FETCH_AND_ADD, "rmw-fadd-int", sizeof(int)},
                 {ARMCI_SWAP_LONG, "rmw-swap-long", sizeof(long)}};
-    bool rmw = listed("BENCH_OPS", "rmw");
+    bool rmw = bench_listed("BENCH_OPS", "rmw");
     for (size_t k = 0; k < sizeof rmws / sizeof rmws[0] && me == 0 && rmw; k++) {
         run_rmw(rmws[k].op, seg[target], target, iters / 10 + 1);
         double t = run_rmw(rmws[k].op, seg[target], target, iters);

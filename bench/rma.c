@@ -26,6 +26,7 @@
 #include <mpi.h>
 
 #include "bench_csv.h"
+#include "bench_env.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,19 +157,6 @@ static int iterations_for(size_t bytes)
     return iters;
 }
 
-/* Whether `item` is in the comma-separated environment list `var` (an unset list has all). */
-static bool listed(const char *var, const char *item)
-{
-    const char *list = getenv(var);
-    if (!list || !*list)
-        return true;
-    size_t n = strlen(item);
-    for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-        if (strncmp(p, item, n) == 0 && (p[n] == ',' || p[n] == '\0'))
-            return true;
-    return false;
-}
-
 static double run(enum op op, void *local, void *remote, size_t bytes, int target, int iters)
 {
     double scale[2] = {0, 0}; /* room for a double complex */
@@ -231,7 +219,7 @@ int main(int argc, char **argv)
         for (size_t bytes = first; bytes <= max_bytes; bytes *= 2) {
             char size[32];
             snprintf(size, sizeof(size), "%zu", bytes);
-            if (!listed("BENCH_OPS", op_name[op]) || !listed("BENCH_SIZES", size))
+            if (!bench_listed("BENCH_OPS", op_name[op]) || !bench_listed("BENCH_SIZES", size))
                 continue;
             if (vector && (bytes > VEC_MAX_BYTES || vec_gap(bytes) * VEC_PIECES > max_bytes))
                 continue;

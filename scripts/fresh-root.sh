@@ -80,6 +80,10 @@ rm -f "$root/etc/apt/sources.list"
 cp /etc/apt/sources.list.d/*.sources "$root/etc/apt/sources.list.d/" 2>/dev/null ||
     cp /etc/apt/sources.list "$root/etc/apt/sources.list"
 cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+# What the installer (or a cloud image) writes on every real machine and debootstrap does not:
+# a host name and /etc/hosts (the multi-host VMs bind their cluster's hosts file over it).
+[ -e "$root/etc/hostname" ] || echo fresh-root >"$root/etc/hostname"
+[ -e "$root/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n127.0.1.1\tfresh-root\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"$root/etc/hosts"
 # The project as CI has it: a clone of the committed HEAD, ../shared beside it, read-only.
 mkdir -p "$root/work/main" "$root/work/shared"
 git clone -q "$top" "$root/work/main" || die "git clone of $top failed"

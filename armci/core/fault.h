@@ -25,6 +25,10 @@ enum fault {
      * completions unpolled would), and its end of that connection breaks: the client's device
      * said the SEND went, and only a whole replay brings it (DESIGN.md 10.1, rule 5) */
     FAULT_SERVER_LOSES = 1 << 7,
+    /* connection-message UD endpoints receive into buffers of a message's size, not the
+     * port's MTU: a longer datagram fails its receive (the QP reset paths of ud.c, which
+     * full-size buffers never take) */
+    FAULT_UD_SMALL_BUFFERS = 1 << 8,
 };
 
 /* How often the break points above break a connection: every this many posts (client) or

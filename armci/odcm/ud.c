@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/fault.h"
 #include "core/mutant.h"
 #include "verbs/memory.h"
 #include "core/runtime.h"
@@ -60,6 +61,34 @@ static int bring_up(struct ud_endpoint *u, const char **step)
     return modify(u->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
 }
 
+static void post_datagram(struct ud_endpoint *u, struct ibv_ah *ah, uint32_t qpn, const void *data,
+                          size_t len, int peer_key);
+
+/*
+ * A reset QP sends itself a datagram: until it comes back, ud_check does
+ * not believe the QP hears. rdma_rxe was seen to leave a reset UD QP
+ * reporting RTS while its receive side stayed in error (a datagram failing
+ * during the reset), deaf for good: no completion, no state tells.
+ */
+static void send_probe(struct ud_endpoint *u)
+{
+    if (!u->self_ah) {
+        struct verbs_addr me = verbs_my_addr(u->qp->qp_num, 0);
+        struct ibv_ah_attr attr;
+        verbs_fill_ah_attr(&attr, &me);
+        u->self_ah = ibv_create_ah(vdev.pd, &attr);
+        if (!u->self_ah)
+            armci_die(NULL, "ibv_create_ah (UD channel of %s, to itself) failed: %s", u->who,
+                      strerror(errno));
+    }
+    if (u->send.free == 0)
+        return; /* the next check tries again */
+    struct ud_probe p = {.magic = UD_PROBE_MAGIC, .generation = u->send_generation};
+    post_datagram(u, u->self_ah, u->qp->qp_num, &p, sizeof(p), -1);
+    u->probe_due = false;
+    u->probe_sent_at = now_seconds();
+}
+
 /*
  * A failed work request may leave the QP in the error state (rxe does so
  * for a datagram longer than the receive buffer, which anybody can send);
@@ -91,6 +120,10 @@ static void restart(struct ud_endpoint *u, const char *why)
     buffer_pool_release_all(&u->send);
     u->send_generation = (u->send_generation + 1) & 0x1fffffffu;
     recv_pool_reset(&u->recv);
+    /* Sent by the next check, not now: rxe was seen to complete a send posted right after a
+     * reset with a zeroed work-request id (its completer still flushing the queue). */
+    u->probe_due = true;
+    u->probe_sent_at = 0;
 }
 
 static void restart_after(struct ud_endpoint *u, const struct ibv_wc *wc, bool send)
@@ -125,6 +158,14 @@ void ud_check(struct ud_endpoint *u)
         armci_warn("ibv_query_qp (UD channel of %s) failed: %s", u->who, strerror(rc));
         return;
     }
+    /* Its probe was out at the last check already, and the checks close together (a process
+     * away computing polled no completion meanwhile). */
+#if !ARMCI_MUTANT_IS(ud_probe_ignored)
+    if (u->probe_sent_at > 0 && u->probe_sent_at <= last && now - last < 1.0) {
+        restart(u, "since its last reset it has not heard even itself (a probe it sent itself)");
+        return;
+    }
+#endif
     if (attr.qp_state == IBV_QPS_ERR || attr.qp_state == IBV_QPS_SQE) {
         restart(u, attr.qp_state == IBV_QPS_ERR
                        ? "the QP is in the error state, and no completion said so"
@@ -135,8 +176,12 @@ void ud_check(struct ud_endpoint *u)
      * close together (a process away computing polled no completion meanwhile). */
     bool stalled = u->send.free == 0 && u->sends_done == u->sends_done_at_check && now - last < 1.0;
     u->sends_done_at_check = u->send.free == 0 ? u->sends_done : -1;
-    if (stalled)
+    if (stalled) {
         restart(u, "no send has completed for half a second, every send buffer is busy");
+        return;
+    }
+    if (u->probe_due)
+        send_probe(u);
 }
 
 /* A qkey of our own per job: stray datagrams of other jobs are dropped by the device. */
@@ -164,6 +209,22 @@ static void on_datagram(void *ctx, const struct ibv_wc *wc)
 {
     struct ud_endpoint *u = ctx;
     ud_deliver(u, wc, recv_pool_buffer(&u->recv, wc));
+}
+
+/*
+ * A receive buffer holds the longest datagram the port carries, so no datagram
+ * anybody sends fails a receive: rdma_rxe moves a QP whose receive failed to
+ * the error state, and its reset back to RTS races with datagrams still
+ * arriving (seen: a QP reporting RTS that never received again, posts that
+ * failed with ENOMEM). Longer than the endpoint's datagrams, it is refused
+ * as any malformed one.
+ */
+static size_t recv_buf_size(const struct ud_endpoint *u)
+{
+    size_t port = UD_GRH_BYTES + ((size_t)128 << vdev.mtu);
+    if (fault_injected(FAULT_UD_SMALL_BUFFERS) && u->on_message)
+        return u->buf_size;
+    return port > u->buf_size ? port : u->buf_size;
 }
 
 /* The QP and buffers of u, whose kind (who, callbacks, buf_size, send_tag) is set. */
@@ -196,7 +257,7 @@ static void create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpo
                        u->on_bytes ? MEM_BUF_DATAGRAM : MEM_KINDS);
     endpoint_on(send_ep, u->send_tag, on_send_done, u);
     snprintf(u->recv_what, sizeof(u->recv_what), "UD channel (%s) receive buffers", who);
-    recv_pool_create(&u->recv, u->recv_what, nrecv, u->buf_size, NULL, recv_ep, recv_tag,
+    recv_pool_create(&u->recv, u->recv_what, nrecv, recv_buf_size(u), NULL, recv_ep, recv_tag,
                      on_datagram, u);
     u->recv.on_failure = on_receive_failed;
     recv_pool_attach_qp(&u->recv, u->qp);
@@ -234,6 +295,8 @@ void ud_destroy(struct ud_endpoint *u)
     if (ibv_destroy_ah(ah))
         armci_warn("ibv_destroy_ah failed: %s", strerror(errno));
     intmap_free(&u->ah);
+    if (u->self_ah && ibv_destroy_ah(u->self_ah))
+        armci_warn("ibv_destroy_ah failed: %s", strerror(errno));
     if (ibv_destroy_qp(u->qp))
         armci_warn("ibv_destroy_qp (UD channel) failed: %s", strerror(errno));
     recv_pool_destroy(&u->recv);
@@ -274,9 +337,18 @@ bool ud_send_bytes(struct ud_endpoint *u, int peer_key, const struct verbs_addr 
         armci_die(NULL, "UD channel (%s): a %zu-byte datagram is longer than its %zu bytes", u->who,
                   len, u->buf_size - UD_GRH_BYTES);
     ud_check(u);
-    struct pool_buffer *b = buffer_pool_get(&u->send);
-    if (!b)
+    if (u->send.free == 0)
         return false;
+    post_datagram(u, ah_for(u, peer_key, to), to->qpn, data, len, peer_key);
+    u->sent++;
+    return true;
+}
+
+/* Sends len bytes through a free send buffer (the caller saw one). */
+static void post_datagram(struct ud_endpoint *u, struct ibv_ah *ah, uint32_t qpn, const void *data,
+                          size_t len, int peer_key)
+{
+    struct pool_buffer *b = buffer_pool_get(&u->send);
     memcpy(b->addr, data, len);
     struct ibv_sge sge = {.addr = (uintptr_t)b->addr, .length = (uint32_t)len, .lkey = b->lkey};
     struct ibv_send_wr wr = {
@@ -286,15 +358,11 @@ bool ud_send_bytes(struct ud_endpoint *u, int peer_key, const struct verbs_addr 
         .num_sge = 1,
         .opcode = IBV_WR_SEND,
         .send_flags = IBV_SEND_SIGNALED,
-        .wr = {.ud = {.ah = ah_for(u, peer_key, to),
-                      .remote_qpn = to->qpn,
-                      .remote_qkey = u->qkey}},
+        .wr = {.ud = {.ah = ah, .remote_qpn = qpn, .remote_qkey = u->qkey}},
     };
     struct ibv_send_wr *bad;
     int rc = ibv_post_send(u->qp, &wr, &bad);
     if (rc)
         armci_die(NULL, "ibv_post_send (UD channel, to peer %d) failed: %s", peer_key,
                   strerror(rc));
-    u->sent++;
-    return true;
 }

@@ -95,6 +95,9 @@ struct ud_endpoint {
     double checked_at;        /* when ud_check last asked the device for the QP's state */
     long sends_done;          /* send completions polled (of this generation or not) */
     long sends_done_at_check; /* sends_done at that check, when every send buffer was busy */
+    struct ibv_ah *self_ah;   /* for the probes the QP sends itself */
+    bool probe_due;           /* reset since the last check: a probe is to be sent */
+    double probe_sent_at;     /* when the last reset's probe left; 0: none out */
 };
 
 /* Entries a UD endpoint needs on the CQ its sends complete on, and on its receive CQ
@@ -140,6 +143,17 @@ bool ud_send_bytes(struct ud_endpoint *u, int peer_key, const struct verbs_addr 
  * deaf server, or from a deaf QP, keeps sending) and by the data server when it is idle.
  */
 void ud_check(struct ud_endpoint *u);
+
+/* A reset QP's probe of itself (ud.c): what ud_deliver looks for before anything else. */
+struct ud_probe {
+    uint32_t magic;
+    uint32_t generation; /* the send generation it was sent in */
+};
+#define UD_PROBE_MAGIC 0x55445052u /* "UDPR" */
+
+/* Whether the datagram at data is u's own probe of this generation (it then hears again). */
+bool ud_probe_returned(struct ud_endpoint *u, const struct ud_sender *from, const void *data,
+                       size_t len);
 
 /* The Q_Key of this job's UD channel (derived from the job id). */
 uint32_t ud_job_qkey(void);

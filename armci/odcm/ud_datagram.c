@@ -65,6 +65,9 @@ void ud_deliver(struct ud_endpoint *u, const struct ibv_wc *wc, const void *buf)
     struct ud_sender from = {.qpn = wc->src_qp, .lid = wc->slid};
     if ((wc->wc_flags & IBV_WC_GRH) && wc->byte_len >= UD_GRH_BYTES)
         from.has_gid = grh_source_gid(b, from.gid);
+    if (wc->byte_len >= UD_GRH_BYTES &&
+        ud_probe_returned(u, &from, b + UD_GRH_BYTES, wc->byte_len - UD_GRH_BYTES))
+        return;
     if (u->on_bytes) {
         if (wc->byte_len < UD_GRH_BYTES || wc->byte_len > u->buf_size) {
             ud_refuse(u, &from, "shorter than a GRH or longer than a buffer");
@@ -82,6 +85,19 @@ void ud_deliver(struct ud_endpoint *u, const struct ibv_wc *wc, const void *buf)
     memcpy(&m, b + UD_GRH_BYTES, sizeof(m));
     u->received++;
     u->on_message(u->ctx, &from, &m);
+}
+
+bool ud_probe_returned(struct ud_endpoint *u, const struct ud_sender *from, const void *data,
+                       size_t len)
+{
+    struct ud_probe p;
+    if (u->probe_sent_at == 0 || len != sizeof(p) || !u->qp || from->qpn != u->qp->qp_num)
+        return false;
+    memcpy(&p, data, sizeof(p));
+    if (p.magic != UD_PROBE_MAGIC || p.generation != u->send_generation)
+        return false;
+    u->probe_sent_at = 0;
+    return true;
 }
 
 bool ud_sender_is(const struct ud_sender *from, const struct verbs_addr *a)

@@ -123,6 +123,8 @@ struct sib_fqp {
     uint8_t max_rd_atomic;
     uint8_t max_dest_rd_atomic;
     uint8_t overrun_reported;
+    uint8_t deaf;      /* SOFTIB_UD_DEAF_RESET: reports RTS, drops every datagram */
+    uint8_t ud_resets; /* times this UD QP was reset */
     uint32_t access;
     uint32_t qkey;
     uint32_t dest_qpn;

@@ -264,7 +264,7 @@ static int load_port_down(void)
 
 static int load_traffic(void)
 {
-    uint64_t deferred = 0, ud_err_silent = 0;
+    uint64_t deferred = 0, ud_err_silent = 0, ud_deaf_reset = 0;
 
     if (env_double01("SOFTIB_UD_LOSS", &sib_knobs.ud_loss) ||
         env_double01("SOFTIB_UD_REORDER", &sib_knobs.ud_reorder) ||
@@ -272,12 +272,14 @@ static int load_traffic(void)
         env_double01("SOFTIB_RC_BREAK", &sib_knobs.rc_break) || load_port_down() ||
         env_u64("SOFTIB_DEFERRED", 1, &deferred, NULL) ||
         env_u64("SOFTIB_UD_ERR_SILENT", 1, &ud_err_silent, NULL) ||
+        env_u64("SOFTIB_UD_DEAF_RESET", 1, &ud_deaf_reset, NULL) ||
         env_u64("SOFTIB_SEED", UINT64_MAX, &sib_knobs.seed, &sib_knobs.seeded) ||
         env_u32("SOFTIB_WIRE_LATENCY_US", 10000000, &sib_knobs.wire_latency_us) ||
         env_u32("SOFTIB_WIRE_MBPS", 100000000, &sib_knobs.wire_mbps))
         return EINVAL;
     sib_knobs.deferred = deferred != 0;
     sib_knobs.ud_err_silent = ud_err_silent != 0;
+    sib_knobs.ud_deaf_reset = ud_deaf_reset != 0;
     return 0;
 }
 

@@ -520,6 +520,10 @@ int sib_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
         } else if (next == IBV_QPS_RESET) {
             f->rq.head = f->rq.tail;
             f->overrun_reported = 0;
+            /* As rdma_rxe was seen to do when a datagram failed during the reset: the QP
+             * reports RTS again, its receive side stays in error (odd resets here). */
+            if (f->type == IBV_QPT_UD && sib_knobs.ud_deaf_reset)
+                f->deaf = ++f->ud_resets & 1;
         }
         __atomic_store_n(&f->state, (uint8_t)next, __ATOMIC_RELEASE);
     }

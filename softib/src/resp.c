@@ -354,7 +354,7 @@ static bool dest_accepts(const struct sib_qp *qp, const struct sib_dgram *d,
     uint32_t qkey = (d->remote_qkey & 0x80000000u) ? qp->f->qkey : d->remote_qkey;
 
     return t->type == IBV_QPT_UD && (t->state == IBV_QPS_RTR || t->state == IBV_QPS_RTS) &&
-           sib_av_reaches(&d->ah, t->owner) && qkey == t->qkey;
+           !t->deaf && sib_av_reaches(&d->ah, t->owner) && qkey == t->qkey;
 }
 
 static void receiver_completion(struct sib_qp *qp, const struct sib_dgram *d, struct sib_fqp *t,

@@ -54,6 +54,8 @@ struct sib_knobs {
     uint32_t cost_reg_mr_us;
     /* SOFTIB_UD_ERR_SILENT: a failed UD receive leaves its QP in ERR, and nothing completes */
     bool ud_err_silent;
+    /* SOFTIB_UD_DEAF_RESET: every other reset of a UD QP leaves it deaf until the next */
+    bool ud_deaf_reset;
 };
 
 extern struct sib_knobs sib_knobs;

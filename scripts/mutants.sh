@@ -53,11 +53,11 @@ pack_more_unset chain-2x1
 pack_unpadded chain-2x1
 shared_send_credit_each shared-send-answers
 shared_refusal_unanswered fuzz-corpus-ds
-replay_applied_twice rma-rc-break-4x2 randomaccess-rc-break-4x2
+replay_applied_twice rma-rc-break-4x2 randomaccess-rc-break-4x2 fuzz-corpus-dgram
 replay_skipped rma-rc-break-4x2
 replay_reordered rma-rc-break-4x2 ordering-rc-break-4x2
 server_drops_broken exactly-once-broken-ends-4x1
-pull_failure_kept exactly-once-broken-ends-4x1 exactly-once-rc-break-4x1
+pull_failure_kept exactly-once-broken-ends-4x1 exactly-once-rc-break-4x1 fuzz-corpus-dgram
 replay_headers_only exactly-once-server-loses-4x1
 in_place_released_at_send exactly-once-server-loses-4x1 exactly-once-both-ends-4x1
 dgram_fence_noop exactly-once-ud-faults-4x1

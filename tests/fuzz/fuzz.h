@@ -98,7 +98,13 @@ static inline void fuzz_bytes(struct fuzz_input *in, void *dst, size_t n)
 #define FUZZ_DGRAM_NATURAL 4  /* as long as its requests make it, zeros past the input's end */
 #define FUZZ_DGRAM_BUSY    8  /* the first send of every answer datagram finds no buffer */
 #define FUZZ_DGRAM_LOST    16 /* every send finds no buffer: the answers are lost */
-#define FUZZ_DGRAM_SIZE    4096
+/* Not forged: the requests come over RC instead, one SEND each on the named rank's
+ * connection (a put with bit 0 of its pad left in place for a pull); FUZZ_DGRAM_TWICE: the
+ * client replays them on a new connection. (Forged: these bits pick the sender.) */
+#define FUZZ_DGRAM_RC     32
+#define FUZZ_DGRAM_BROKEN 64 /* RC: the connection is broken (answers cannot leave, a pull fails) \
+                              */
+#define FUZZ_DGRAM_SIZE 4096
 
 /* The ud target's world: 8 ranks, 2 a node; the harness is rank 2, node 1's master.
  * One LID (InfiniBand) or GID (RoCE: ::ffff:10.0.0.n+1) per node, as on real hosts. */

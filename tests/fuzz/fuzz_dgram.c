@@ -14,6 +14,24 @@
  * each [u8 ctl] ([u16 len] unless FUZZ_DGRAM_NATURAL) [len bytes]. The
  * server is fresh for every input: every client's numbers start at 0.
  *
+ * Both carriers feed one request engine (engine.c): with FUZZ_DGRAM_RC the
+ * datagram's requests come over RC instead, one SEND each through
+ * handlers.c's serve_message on the named rank's connection (a contiguous
+ * put or get as a strided one of no levels, a put left in place for a pull
+ * with bit 0 of its pad), in the same sequence space as its datagrams;
+ * FUZZ_DGRAM_BROKEN breaks that connection for them (answers are still
+ * given to it, a pull is cut short after half its data), FUZZ_DGRAM_TWICE
+ * replays them on a working one. The model: the next number is executed,
+ * on a broken connection too, but a pull cut short, which stays unexecuted
+ * with its number unused; an older number is answered again and never
+ * applied (a get read again; the kept answer, which RC keeps for an Rmw or
+ * a refusal and UD for every request, in a ring of 256 numbers; else a lost
+ * Rmw is refused and an update succeeded); a newer one is refused on a
+ * working connection and ignored on a broken one. A number repeated over
+ * the other carrier than the one that executed it is answered only if its
+ * answer was kept, and changes nothing (a client changes carrier only once
+ * its requests are answered, so only safety is checked there).
+ *
  * The harness keeps its own model of the server: per client the number it
  * executes next and the answers of the last window, and the segments'
  * expected contents. After every datagram it checks: the canaries are intact
@@ -37,6 +55,8 @@
  * changes nothing), a get returns the bytes the model holds, an Rmw the old
  * value.
  */
+#include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -48,7 +68,10 @@
 #include "core/memstat.h"
 #include "core/rmw_kernels.h"
 #include "core/topology.h"
+#include "core/wr_id.h"
 #include "dataserver/answers.h"
+#include "dataserver/handlers.h"
+#include "dataserver/server_conn.h"
 #include "wire/dgram_protocol.h"
 #include "dataserver/dgram_server.h"
 #include "dataserver/engine.h"
@@ -203,75 +226,140 @@ bool ud_send_bytes(struct ud_endpoint *u, int peer_key, const struct verbs_addr 
     return ok;
 }
 
-/* handlers.c's connection side: serve_acc and serve_rmw, all the UD path runs, use none. */
-static void not_over_ud(const char *what)
-{
-    FUZZ_CHECK(0, "a datagram reached %s", what);
-}
+/* ---- the RC carrier: one connection per rank, what the server did on it recorded ---- */
+
+static struct server_conn conns[NPROCS];
+static struct server_conn *cur_sc; /* the connection whose SEND is being served */
+static struct {
+    int n;
+    uint64_t token;
+    int status;
+    int64_t value;
+} rc_answer;
+static uint8_t rc_written[FUZZ_DGRAM_SIZE]; /* a get's RDMA write back, gathered */
+static size_t rc_written_len;
+static int rc_writes;
+static const uint8_t *pull_data; /* the client's memory a pull reads */
+static bool pull_breaks;         /* the connection fails during the pull */
+static size_t pull_landed;       /* what it wrote before it failed */
 
 void server_answer(struct server_conn *sc, uint64_t token, int status, int64_t value, bool may_wait)
 {
-    not_over_ud("server_answer");
+    FUZZ_CHECK(sc == cur_sc, "an answer on another connection");
+    FUZZ_CHECK(!may_wait || status == DS_OK, "a refused request's answer may wait");
+    rc_answer.n++;
+    rc_answer.token = token;
+    rc_answer.status = status;
+    rc_answer.value = value;
 }
 
+/* One request per SEND here: nothing shares one. */
 void server_answer_shared(struct server_conn *sc, uint64_t token, int status)
 {
-    not_over_ud("server_answer_shared");
+    FUZZ_CHECK(0, "a shared answer to a SEND of one request");
 }
 
+/* No lock request comes (locks have a target of their own, fuzz_ds). */
 void server_answer_lock(struct server_conn *sc, uint64_t token, int status, bool queued)
 {
-    not_over_ud("server_answer_lock");
+    FUZZ_CHECK(0, "a lock answer");
 }
 
 void server_lock_queued(struct server_conn *sc, uint64_t token)
 {
-    not_over_ud("server_lock_queued");
+    FUZZ_CHECK(0, "a queued lock");
 }
 
 void server_reserve_sends(struct server_conn *sc, int n)
 {
-    not_over_ud("server_reserve_sends");
+    FUZZ_CHECK(sc == cur_sc && n > 0 && n <= 2, "reserving %d sends", n);
 }
 
 size_t server_out_buf_size(void)
 {
-    not_over_ud("server_out_buf_size");
-    return 0;
+    return FUZZ_DS_OUT_SIZE;
 }
 
+/* Contiguous gets gather in place: the out buffer is never needed. */
 struct pool_buffer *server_out_buf_get(void)
 {
-    not_over_ud("server_out_buf_get");
+    FUZZ_CHECK(0, "an out buffer for a contiguous get");
     return NULL;
 }
 
+/* Every entry of a gather list inside a registration, with its key; their bytes in a row. */
+static size_t gather(const struct ibv_sge *sge, int n, uint8_t *into)
+{
+    FUZZ_CHECK(n >= 1 && n <= cur_sc->max_sge, "%d gather entries", n);
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+        const struct net_mr *m = arena_mr_holding(sge[i].addr, sge[i].length);
+        FUZZ_CHECK(m && sge[i].lkey == m->lkey, "a gather entry outside every segment");
+        FUZZ_CHECK(total + sge[i].length <= FUZZ_DGRAM_SIZE, "more gathered than a request has");
+        if (into)
+            memcpy(into + total, (const void *)(uintptr_t)sge[i].addr, sge[i].length);
+        total += sge[i].length;
+    }
+    return total;
+}
+
+/* The RDMA read of a put the client left in place: its data lands, or part of it and the
+ * connection fails (the request stays unexecuted for the replay). */
 int server_pull(struct server_conn *sc, const struct ibv_sge *into, int n, uint64_t raddr,
                 uint32_t rkey)
 {
-    not_over_ud("server_pull");
-    return -1;
+    FUZZ_CHECK(sc == cur_sc && raddr == (uintptr_t)pull_data && rkey == 0x99,
+               "a pull from elsewhere than the client's data");
+    size_t total = gather(into, n, NULL), done = 0;
+    size_t upto = pull_breaks ? total / 2 : total;
+    for (int i = 0; i < n && done < upto; i++) {
+        size_t k = into[i].length < upto - done ? into[i].length : upto - done;
+        memcpy((void *)(uintptr_t)into[i].addr, pull_data + done, k);
+        done += k;
+    }
+    pull_landed = done;
+    return pull_breaks ? EPIPE : 0;
 }
 
 void server_post_send(struct server_conn *sc, struct ibv_send_wr *wr)
 {
-    not_over_ud("server_post_send");
+    FUZZ_CHECK(sc == cur_sc && wr->opcode == IBV_WR_RDMA_WRITE && !wr->next &&
+                   wr_id_tag(wr->wr_id) == WR_TAG_POINTER && wr_id_pointer(wr->wr_id) == sc,
+               "unexpected work request");
+    rc_writes++;
+    rc_written_len = gather(wr->sg_list, wr->num_sge, rc_written);
 }
 
 /* ---- the model ---- */
 
+/* What the server did with one number of a client, and over which carrier. */
 struct model_answer {
-    uint32_t seq;
     int32_t status;
     int64_t value;
-    uint8_t op;
+    uint8_t op; /* enum dgram_op, whichever carrier */
+    bool rc;
 };
 
-/* Per client: the number executed next, the last window's answers by number % window. */
+#define MODEL_SEQS 2048 /* numbers per client the model follows; an input stops before */
+#define KEPT_RING  DS_MAX_UNANSWERED /* the engine's ring (windows here are smaller) */
+
+/* Per client: the number executed next, what each executed number got, and which number's
+ * answer each slot of the engine's ring keeps (+ 1; 0: none). */
 static struct model_client {
     uint32_t expected;
-    struct model_answer cache[WINDOW_MAX];
+    struct model_answer done[MODEL_SEQS];
+    uint32_t kept[KEPT_RING];
 } model[NPROCS];
+
+static void model_keep(struct model_client *mc, uint32_t seq)
+{
+    mc->kept[seq % KEPT_RING] = seq + 1;
+}
+
+static bool model_kept(const struct model_client *mc, uint32_t seq)
+{
+    return mc->kept[seq % KEPT_RING] == seq + 1;
+}
 
 /* The segments as they should be (where `known`), by arena offset. */
 static uint8_t shadow[ARENA_SIZE];
@@ -395,21 +483,51 @@ static void check_get_data(const struct dgram_request *rq, const struct dgram_an
     FUZZ_CHECK(matches(rq->addr, data, a->len), "a get of seq %u returned other bytes", rq->seq);
 }
 
+/* The effect on the model's segments of request rq (new, status DS_OK), and the old value an
+ * Rmw must have answered. */
+static void model_apply(const struct dgram_request *rq, const uint8_t *payload, int64_t answered)
+{
+    size_t off = rq->addr - (uintptr_t)arena;
+    if (rq->op == DGRAM_RMW) {
+        size_t size = rmw_operand_size(rq->rmw_op);
+        int64_t old = 0;
+        if (size == sizeof(int32_t)) {
+            int32_t v;
+            memcpy(&v, shadow + off, sizeof(v));
+            old = v;
+        } else {
+            memcpy(&old, shadow + off, sizeof(old));
+        }
+        FUZZ_CHECK(!all_known(rq->addr, size) || answered == old,
+                   "an Rmw answered %lld, the old value was %lld", (long long)answered,
+                   (long long)old);
+        forget(rq->addr, size);
+    } else if (rq->op == DGRAM_PUT) {
+        memcpy(shadow + off, payload, rq->len);
+        memset(known + off, 1, rq->len);
+    } else if (rq->op == DGRAM_ACC) {
+        forget(rq->addr, rq->len);
+    }
+}
+
 /* The model of serve_one and execute for one request of a verified client. */
 static int model_one(int rank, const struct dgram_request *rq, const uint8_t *payload)
 {
     struct model_client *mc = &model[rank];
     uint32_t window = (uint32_t)cfg.hybrid_window;
     uint32_t behind = mc->expected - rq->seq;
-    struct model_answer *c = &mc->cache[rq->seq % window];
     const uint8_t *data;
     if ((int32_t)(rq->seq - mc->expected) > 0)
         return 0; /* early: dropped */
     if (behind > 0) {
-        if (behind > window || behind > mc->expected)
-            return 0; /* before the window: no answer */
-        FUZZ_CHECK(c->seq == rq->seq, "model: cache slot of %u holds %u", rq->seq, c->seq);
+        /* Before the window, or executed over RC with no answer kept: no answer. */
+        if (behind > window || behind > mc->expected || !model_kept(mc, rq->seq))
+            return 0;
+        const struct model_answer *c = &mc->done[rq->seq];
         const struct dgram_answer *a = answer_to(rq, &data);
+        if (c->rc)
+            return 0; /* answered from what RC kept (a client changes carrier only once its
+                       * requests are answered: it never sends a number again over the other) */
         FUZZ_CHECK(a->value == c->value, "a repeated answer to %u changed its value", rq->seq);
         if (c->op == DGRAM_GET) {
             /* Read again where the retransmission says, whatever its op. */
@@ -429,36 +547,140 @@ static int model_one(int rank, const struct dgram_request *rq, const uint8_t *pa
     int32_t status = expected_status(rq);
     FUZZ_CHECK(a->status == status, "op %d, seq %u: status %d, not %d", rq->op, rq->seq, a->status,
                status);
-    size_t size = rmw_operand_size(rq->rmw_op);
-    if (rq->op == DGRAM_RMW && status == DS_OK) {
-        size_t off = rq->addr - (uintptr_t)arena;
-        int64_t old = 0;
-        if (size == sizeof(int32_t)) {
-            int32_t v;
-            memcpy(&v, shadow + off, sizeof(v));
-            old = v;
-        } else {
-            memcpy(&old, shadow + off, sizeof(old));
-        }
-        FUZZ_CHECK(!all_known(rq->addr, size) || a->value == old,
-                   "an Rmw answered %lld, the old value was %lld", (long long)a->value,
-                   (long long)old);
-        forget(rq->addr, size);
-    } else {
-        FUZZ_CHECK(a->value == 0, "op %d answered a value", rq->op);
-    }
+    FUZZ_CHECK(rq->op == DGRAM_RMW || a->value == 0, "op %d answered a value", rq->op);
     if (rq->op == DGRAM_GET)
         check_get_data(rq, a, data);
     else
         FUZZ_CHECK(a->len == 0, "op %d answered with data", rq->op);
-    if (rq->op == DGRAM_PUT && status == DS_OK) {
-        size_t off = rq->addr - (uintptr_t)arena;
-        memcpy(shadow + off, payload, rq->len);
-        memset(known + off, 1, rq->len);
+    if (status == DS_OK)
+        model_apply(rq, payload, a->value);
+    mc->done[rq->seq] = (struct model_answer){.status = status, .value = a->value, .op = rq->op};
+    model_keep(mc, rq->seq); /* every datagram request's answer is kept */
+    mc->expected++;
+    return 1;
+}
+
+/* ---- the RC carrier's model ---- */
+
+/* The request a client sends over RC for rq: a contiguous put (packed, or left in place for
+ * a pull: bit 0 of rq->pad) or get is a strided one of no levels. */
+static bool rc_pull(const struct dgram_request *rq)
+{
+    return rq->op == DGRAM_PUT && (rq->pad & 1);
+}
+
+static enum ds_op rc_op(const struct dgram_request *rq)
+{
+    switch (rq->op) {
+    case DGRAM_PUT:
+        return rc_pull(rq) ? DS_PUT_PULL : DS_PUT_PACKED;
+    case DGRAM_GET:
+        return DS_GET_PACKED;
+    case DGRAM_ACC:
+        return DS_ACC;
+    case DGRAM_RMW:
+        return DS_RMW;
+    default:
+        return 0; /* no op */
     }
-    if (rq->op == DGRAM_ACC && status == DS_OK)
-        forget(rq->addr, rq->len);
-    *c = (struct model_answer){.seq = rq->seq, .status = status, .value = a->value, .op = rq->op};
+}
+
+/* The status serve_request must give a new RC request, by the rules of handlers.c. */
+static int32_t rc_expected_status(const struct dgram_request *rq)
+{
+    if (rq->op == DGRAM_PUT || rq->op == DGRAM_GET) {
+        if (rq->len == 0 || rq->len > INT_MAX)
+            return DS_EINVAL; /* a count of 0 or one that does not fit */
+        return in_segment(rq->addr, rq->len) ? DS_OK : DS_EFAULT;
+    }
+    if (rq->op == DGRAM_ACC || rq->op == DGRAM_RMW)
+        return expected_status(rq); /* serve_acc, serve_rmw: the same functions */
+    return DS_EINVAL;
+}
+
+/* A get's data, written back by RDMA before the answer: the bytes the model holds. */
+static void check_rc_get(const struct dgram_request *rq, int status)
+{
+    FUZZ_CHECK(rc_writes == (status == DS_OK), "%d RDMA writes for a get answered %d", rc_writes,
+               status);
+    if (status != DS_OK)
+        return;
+    FUZZ_CHECK(rc_written_len == rq->len, "a get of %u bytes wrote %zu", rq->len, rc_written_len);
+    FUZZ_CHECK(matches(rq->addr, rc_written, rq->len), "a get of seq %u wrote other bytes",
+               rq->seq);
+}
+
+/*
+ * The model of serve_message for one request over RC (handlers.c, engine.h):
+ * the next number is executed, on a broken connection too (only its answer
+ * cannot leave), but for a pull the failing connection cut short: it stays
+ * unexecuted, its number unused. An older number is answered again and
+ * applied never: a get read again, otherwise the kept answer, else an Rmw's
+ * is lost (refused) and an update succeeded. A newer number is refused on a
+ * working connection, ignored on a broken one.
+ */
+static int model_rc_one(int rank, const struct dgram_request *rq, const uint8_t *payload,
+                        bool broken)
+{
+    struct model_client *mc = &model[rank];
+    uint32_t seq = rq->seq;
+    bool get = rq->op == DGRAM_GET;
+    if (seq > mc->expected) { /* a full 64-bit number over RC: no wrapping */
+        FUZZ_CHECK(rc_answer.n == (broken ? 0 : 1) && rc_writes == 0,
+                   "an early request (%u, next %u) on a %s connection: %d answers", seq,
+                   mc->expected, broken ? "broken" : "working", rc_answer.n);
+        FUZZ_CHECK(broken || rc_answer.status == DS_EINVAL, "an early request answered %d",
+                   rc_answer.status);
+        return 0;
+    }
+    if (seq != mc->expected) {
+        FUZZ_CHECK(rc_answer.n == 1, "a replayed request (%u) got %d answers", seq, rc_answer.n);
+        if (get) {
+            int32_t status = rc_expected_status(rq);
+            FUZZ_CHECK(rc_answer.status == status, "a get replayed: status %d, not %d",
+                       rc_answer.status, status);
+            check_rc_get(rq, status);
+            return 0;
+        }
+        FUZZ_CHECK(rc_writes == 0, "a replayed update wrote back");
+        const struct model_answer *c = &mc->done[seq];
+        int32_t status = DS_OK;
+        int64_t value = 0;
+        if (model_kept(mc, seq)) {
+            status = c->status;
+            value = c->value;
+        } else if (rq->op == DGRAM_RMW) {
+            status = DS_EINVAL;
+        }
+        FUZZ_CHECK(rc_answer.status == status && rc_answer.value == value,
+                   "request %u replayed: answered %d (%lld), not %d (%lld)", seq, rc_answer.status,
+                   (long long)rc_answer.value, status, (long long)value);
+        return 0;
+    }
+    int32_t status = rc_expected_status(rq);
+    if (rc_pull(rq) && status == DS_OK && broken) {
+        FUZZ_CHECK(rc_answer.n == 0, "a pull the connection cut short was answered (%d)",
+                   rc_answer.status);
+        /* Part of the data landed: the same bytes the replay brings. */
+        size_t off = rq->addr - (uintptr_t)arena;
+        memcpy(shadow + off, payload, pull_landed);
+        memset(known + off, 1, pull_landed);
+        return 0;
+    }
+    FUZZ_CHECK(rc_answer.n == 1 && rc_answer.status == status,
+               "op %d, seq %u over RC: %d answers, status %d, not %d", rq->op, seq, rc_answer.n,
+               rc_answer.status, status);
+    FUZZ_CHECK(rq->op == DGRAM_RMW || rc_answer.value == 0, "op %d answered a value", rq->op);
+    if (get)
+        check_rc_get(rq, status);
+    else
+        FUZZ_CHECK(rc_writes == 0, "op %d wrote back", rq->op);
+    if (status == DS_OK)
+        model_apply(rq, payload, rc_answer.value);
+    mc->done[seq] =
+        (struct model_answer){.status = status, .value = rc_answer.value, .op = rq->op, .rc = true};
+    if (rq->op == DGRAM_RMW || status != DS_OK)
+        model_keep(mc, seq);
     mc->expected++;
     return 1;
 }
@@ -468,6 +690,135 @@ static int model_one(int rank, const struct dgram_request *rq, const uint8_t *pa
 static void model_reset(void)
 {
     memset(model, 0, sizeof(model));
+}
+
+/* Whether a client's numbers may soon pass what the model follows (an input stops there). */
+static bool model_full(void)
+{
+    for (int r = 0; r < NPROCS; r++)
+        if (model[r].expected >= MODEL_SEQS - UINT8_MAX)
+            return true;
+    return false;
+}
+
+/* The requests of a datagram of count at bytes, framed as the server must (dgram_protocol.h):
+ * a request cut short ends it (*cut). */
+static int frame(const uint8_t *bytes, size_t len, int count, struct dgram_request *rqs,
+                 const uint8_t **payloads, bool *cut)
+{
+    int nrqs = 0;
+    const uint8_t *p = bytes + sizeof(struct dgram_header);
+    size_t left = len - sizeof(struct dgram_header);
+    *cut = false;
+    for (int i = 0; i < count; i++) {
+        struct dgram_request *rq = &rqs[nrqs];
+        if (left < sizeof(*rq)) {
+            *cut = true;
+            break;
+        }
+        memcpy(rq, p, sizeof(*rq));
+        size_t payload = dgram_op_carries(rq->op) ? rq->len : 0;
+        if (payload > left - sizeof(*rq)) {
+            *cut = true;
+            break;
+        }
+        payloads[nrqs++] = p + sizeof(*rq);
+        size_t step = dgram_step(sizeof(*rq), payload);
+        if (step >= left)
+            break;
+        p += step;
+        left -= step;
+    }
+    return nrqs;
+}
+
+/* The segments as the model says at the start of a delivery: all known. */
+static void model_sync(void)
+{
+    arena_snapshot();
+    for (int i = 0; i < ARENA_NSEGS; i++) {
+        size_t off = arena_segs[i].offset;
+        memcpy(shadow + off, arena + off, arena_segs[i].size);
+        memset(known + off, 1, arena_segs[i].size);
+    }
+}
+
+/* Every segment is what the model holds where it knows. */
+static void check_segments(const char *after)
+{
+    for (int i = 0; i < ARENA_NSEGS; i++) {
+        size_t off = arena_segs[i].offset;
+        FUZZ_CHECK(matches((uintptr_t)arena + off, arena + off, arena_segs[i].size),
+                   "segment %d changed where no request %s was executed", i, after);
+    }
+}
+
+/*
+ * The requests of the datagram at bytes sent over RC instead, by the rank
+ * its header names (another: rank 0), one SEND each, on that rank's
+ * connection, broken if ctl says so; delivered again on a working
+ * connection if it says twice (the client's replay).
+ */
+static void deliver_rc(uint8_t ctl, const uint8_t *bytes, size_t len)
+{
+    struct dgram_header h = {0};
+    memcpy(&h, bytes, len < sizeof(h) ? len : sizeof(h));
+    if (len < sizeof(h))
+        return;
+    int rank = h.rank >= 0 && h.rank < NPROCS ? h.rank : 0;
+    struct dgram_request rqs[UINT8_MAX];
+    const uint8_t *payloads[UINT8_MAX];
+    bool cut;
+    int nrqs = frame(bytes, len, h.count, rqs, payloads, &cut);
+    for (int round = 0; round < ((ctl & FUZZ_DGRAM_TWICE) ? 2 : 1); round++) {
+        bool broken = round == 0 && (ctl & FUZZ_DGRAM_BROKEN);
+        for (int i = 0; i < nrqs; i++) {
+            const struct dgram_request *rq = &rqs[i];
+            size_t payload = rq->op == DGRAM_PUT && !rc_pull(rq) ? rq->len
+                             : rq->op == DGRAM_ACC               ? rq->len
+                                                                 : 0;
+            struct ds_message *m = malloc(sizeof(*m) + (payload ? payload : 1));
+            FUZZ_CHECK(m, "out of memory");
+            *m = (struct ds_message){.op = (uint8_t)rc_op(rq),
+                                     .datatype = rq->datatype,
+                                     .rmw_op = rq->rmw_op,
+                                     .origin = rank,
+                                     .token = 0x7000 + rq->seq,
+                                     .seq = rq->seq,
+                                     .addr = rq->addr,
+                                     .len = rq->len,
+                                     .value = rq->value,
+                                     .target_local = rq->target_local};
+            memcpy(m->scale, rq->scale, sizeof(m->scale));
+            if (rq->op == DGRAM_PUT || rq->op == DGRAM_GET) {
+                m->stride.count[0] = (int32_t)rq->len;
+                m->reply_addr = rc_pull(rq) ? (uintptr_t)payloads[i] : 0x5000;
+                m->reply_rkey = rc_pull(rq) ? 0x99 : 0x55;
+            }
+            memcpy(m + 1, payloads[i], payload);
+            model_sync();
+            cur_sc = &conns[rank];
+            cur_sc->broken = broken;
+            rc_answer.n = rc_writes = 0;
+            pull_data = payloads[i];
+            pull_breaks = broken;
+            pull_landed = 0;
+            serve_message(cur_sc, m, sizeof(*m) + payload);
+            arena_check();
+            if (verbose)
+                printf("  RC%s from rank %d: op %d seq %u: %d answers (status %d)\n",
+                       broken ? " (broken)" : "", rank, rq->op, rq->seq, rc_answer.n,
+                       rc_answer.status);
+            FUZZ_CHECK(rc_answer.n == 0 || rc_answer.token == m->token, "an answer to token %llu",
+                       (unsigned long long)rc_answer.token);
+            int nexec = model_rc_one(rank, rq, payloads[i], broken);
+            if (nexec == 0 && !pull_landed)
+                FUZZ_CHECK(arena_unchanged(), "an RC request of no new number changed memory");
+            check_segments("over RC");
+            free(m);
+            cur_sc->broken = false;
+        }
+    }
 }
 
 /* Delivers one datagram (its bytes exactly: reading past them is out of bounds) and checks
@@ -484,12 +835,7 @@ static void deliver(uint8_t ctl, const uint8_t *bytes, size_t len)
     bool served = !forged && len >= sizeof(h) && h.magic == DGRAM_MAGIC &&
                   h.kind == DGRAM_REQUESTS && h.count > 0 && h.rank >= 0 && h.rank < NPROCS;
 
-    arena_snapshot();
-    for (int i = 0; i < ARENA_NSEGS; i++) {
-        size_t off = arena_segs[i].offset;
-        memcpy(shadow + off, arena + off, arena_segs[i].size);
-        memset(known + off, 1, arena_segs[i].size);
-    }
+    model_sync();
     long state = memstat_now(MEM_DATAGRAM);
     long executed = hybrid_stats.executed;
     cur_from = &from;
@@ -529,29 +875,8 @@ static void deliver(uint8_t ctl, const uint8_t *bytes, size_t len)
     }
     struct dgram_request rqs[UINT8_MAX];
     const uint8_t *payloads[UINT8_MAX];
-    int nrqs = 0;
-    bool cut = false;
-    const uint8_t *p = bytes + sizeof(h);
-    size_t left = len - sizeof(h);
-    for (int i = 0; i < h.count; i++) {
-        struct dgram_request *rq = &rqs[nrqs];
-        if (left < sizeof(*rq)) {
-            cut = true;
-            break;
-        }
-        memcpy(rq, p, sizeof(*rq));
-        size_t payload = dgram_op_carries(rq->op) ? rq->len : 0;
-        if (payload > left - sizeof(*rq)) {
-            cut = true;
-            break;
-        }
-        payloads[nrqs++] = p + sizeof(*rq);
-        size_t step = dgram_step(sizeof(*rq), payload);
-        if (step >= left)
-            break;
-        p += step;
-        left -= step;
-    }
+    bool cut;
+    int nrqs = frame(bytes, len, h.count, rqs, payloads, &cut);
     /* Exactly the answers the model gives, in order, to numbers of this datagram's requests,
      * acking up to the model's next number, and nothing else. */
     struct model_client *mc = &model[h.rank];
@@ -569,11 +894,7 @@ static void deliver(uint8_t ctl, const uint8_t *bytes, size_t len)
     /* Never applied twice: old (and early) numbers change nothing. */
     if (nexec == 0)
         FUZZ_CHECK(arena_unchanged(), "a datagram of no new number changed memory");
-    for (int i = 0; i < ARENA_NSEGS; i++) {
-        size_t off = arena_segs[i].offset;
-        FUZZ_CHECK(matches((uintptr_t)arena + off, arena + off, arena_segs[i].size),
-                   "segment %d changed where no request of the datagram was executed", i);
-    }
+    check_segments("of the datagram");
     FUZZ_CHECK(nrefused == (int)cut, "%d refusals of a datagram %s", nrefused,
                cut ? "cut short" : "well framed");
     FUZZ_CHECK(hybrid_stats.executed - executed == nexec, "%ld requests executed, %d due",
@@ -616,8 +937,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     arena_reset();
     model_reset();
     dgram_server_init();
+    for (int r = 0; r < NPROCS; r++)
+        conns[r] = (struct server_conn){.client = r, .engine = engine_of(r), .max_sge = 4};
     FUZZ_CHECK(server_ud, "no data endpoint");
-    while (in.left >= 3) {
+    while (in.left >= 3 && !model_full()) {
         uint8_t ctl = fuzz_u8(&in);
         size_t len = (ctl & FUZZ_DGRAM_NATURAL) ? natural_size(in.p, in.left) : fuzz_u16(&in);
         size_t avail = len < in.left ? len : in.left;
@@ -628,9 +951,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t *buf = calloc(1, bytes ? bytes : 1);
         FUZZ_CHECK(buf, "out of memory");
         memcpy(buf, in.p, avail < bytes ? avail : bytes);
-        deliver(ctl, buf, bytes);
-        if (ctl & FUZZ_DGRAM_TWICE)
+        if ((ctl & FUZZ_DGRAM_RC) && !(ctl & FUZZ_DGRAM_FORGED)) {
+            deliver_rc(ctl, buf, bytes);
+        } else {
             deliver(ctl, buf, bytes);
+            if (ctl & FUZZ_DGRAM_TWICE)
+                deliver(ctl, buf, bytes);
+        }
         free(buf);
         in.p += avail;
         in.left -= avail;

@@ -866,6 +866,88 @@ static void dgram_locks_refused(void)
     save("dgram", "lock-refused");
 }
 
+/*
+ * The RC carrier (FUZZ_DGRAM_RC): the same requests as SENDs on the rank's
+ * connection, numbered in the one sequence space with its datagrams.
+ */
+static void dgram_rc_corpus(void)
+{
+    enum { RC = FUZZ_DGRAM_RC, BROKEN = FUZZ_DGRAM_BROKEN };
+    struct dgram_request r;
+
+    /* Served on a broken connection (no answer can leave), replayed on a new one: applied
+     * once, answered again (the get read again, the Rmw and the refusal from their kept
+     * answers). Then datagrams in the next numbers, one repeating an RC number; then RC
+     * again, replaying numbers that came as datagrams. */
+    put8(WORLD_4096_W8);
+    r = dreq(0, DGRAM_PUT, A + 64, 24);
+    dg_add(&r);
+    r = dacc(1, A + 128, ARMCI_ACC_INT, 16);
+    dg_add(&r);
+    r = drmw(2, B + 8, ARMCI_FETCH_AND_ADD_LONG, 3);
+    dg_add(&r);
+    r = dreq(3, DGRAM_GET, A + 64, 80);
+    dg_add(&r);
+    r = dreq(4, DGRAM_PUT, A - 8, 16);
+    dg_add(&r);
+    dg_send(NATURAL | RC | BROKEN | TWICE, 5, 0);
+    r = dreq(5, DGRAM_PUT, A + 64, 8);
+    dg_add(&r);
+    r = dreq(6, DGRAM_GET, A + 64, 80);
+    dg_add(&r);
+    dg_send(NATURAL, 5, 0);
+    r = drmw(2, B + 8, ARMCI_FETCH_AND_ADD_LONG, 3);
+    dg_one(NATURAL, 5, &r);
+    r = dreq(7, DGRAM_PUT, A + 200, 8);
+    dg_one(NATURAL | RC, 5, &r);
+    r = dreq(6, DGRAM_GET, A + 64, 80);
+    dg_one(NATURAL | RC, 5, &r);
+    r = dreq(5, DGRAM_PUT, A + 64, 8);
+    dg_one(NATURAL | RC, 5, &r);
+    save("dgram", "rc-replay");
+
+    /* A put left in place: the pull the broken connection cuts short (half its data landed)
+     * leaves it unexecuted, its number unused, and the get behind it early; the replay
+     * applies both once. A pull refused for its range is answered, broken or not. */
+    put8(WORLD_4096_W8);
+    r = dreq(0, DGRAM_PUT, A + 300, 64);
+    r.pad = 1;
+    dg_add(&r);
+    r = dreq(1, DGRAM_GET, A + 296, 72);
+    dg_add(&r);
+    dg_send(NATURAL | RC | BROKEN | TWICE, 6, 0);
+    r = dreq(2, DGRAM_PUT, B + FUZZ_DS_B_SIZE - 8, 16);
+    r.pad = 1;
+    dg_one(NATURAL | RC | BROKEN | TWICE, 6, &r);
+    r = dreq(3, DGRAM_PUT, B + 16, 40);
+    r.pad = 1;
+    dg_one(NATURAL | RC | BROKEN, 6, &r);
+    dg_one(NATURAL | RC, 6, &r);
+    save("dgram", "rc-pull");
+
+    /* Numbers out of order over RC: early on a working connection (refused) and on a broken
+     * one (ignored); an Rmw replayed (its kept value), then again after 256 later numbers
+     * pushed its answer out of the ring (refused, never applied again). */
+    put8(WORLD_4096_W8);
+    r = dreq(3, DGRAM_PUT, A, 8);
+    dg_one(NATURAL | RC, 4, &r);
+    dg_one(NATURAL | RC | BROKEN, 4, &r);
+    r = drmw(0, A + 16, ARMCI_SWAP, 9);
+    dg_one(NATURAL | RC, 4, &r);
+    dg_one(NATURAL | RC, 4, &r);
+    uint32_t seq = 1;
+    for (int d = 0; d < 4; d++) {
+        for (int i = 0; i < 70; i++) {
+            r = dreq(seq++, DGRAM_GET, A + 8 * (uint64_t)i, 8);
+            dg_add(&r);
+        }
+        dg_send(NATURAL, 4, 0);
+    }
+    r = drmw(0, A + 16, ARMCI_SWAP, 9);
+    dg_one(NATURAL | RC, 4, &r);
+    save("dgram", "rc-order");
+}
+
 static void dgram_corpus(void)
 {
     struct dgram_request r;
@@ -1051,6 +1133,7 @@ static void dgram_corpus(void)
     save("dgram", "edge-ranges");
 
     dgram_locks_refused();
+    dgram_rc_corpus();
 }
 
 static void dict_bytes(FILE *f, const char *name, const void *p, size_t n)

@@ -434,6 +434,7 @@ int ondemand_progress(void)
                       "no answer from the data server of node %d (rank %d) within "
                       "ARMCI_CONNECT_TIMEOUT=%g s after %d retransmissions: is the node alive?",
                       c->node, topo_node_master(c->node), cfg.connect_timeout, c->retries);
+        ud_check(&cud); /* a silent server, or our own QP deaf: asks the device */
 #if ARMCI_MUTANT_IS(ud_retransmission_dropped)
         if (0)
 #endif

@@ -137,10 +137,12 @@ bool ud_send_bytes(struct ud_endpoint *u, int peer_key, const struct verbs_addr 
 /*
  * Resets the QP if the device has it in the error state although no failed completion said
  * so (rxe, flooded with datagrams too long for the buffers, was seen to leave a data
- * server's QP there: deaf for good), or if every send buffer stayed busy from one check to
- * the next with no send completing (a server, which only answers, would be mute for good).
- * Looks at most twice a second; called by ud_send_bytes (a client that retransmits to a
- * deaf server, or from a deaf QP, keeps sending) and by the data server when it is idle.
+ * server's QP there: deaf for good), if every send buffer stayed busy from one check to
+ * the next with no send completing (a server, which only answers, would be mute for good),
+ * or if since its last reset it has not heard the probe it sent itself (rxe was seen to
+ * leave a reset QP deaf, reporting RTS). Looks at most twice a second; called by the
+ * clients' retransmission timers (ondemand.c, dgram.c: a client that retransmits to a deaf
+ * server, or from a deaf QP, keeps retransmitting) and by the data server when it is idle.
  */
 void ud_check(struct ud_endpoint *u);
 

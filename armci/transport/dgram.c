@@ -449,6 +449,7 @@ static void retransmit(struct dgram_peer *p, double now)
                   cfg.recovery_timeout);
     }
     hybrid_stats.retransmissions++;
+    ud_check(&cud); /* a silent server, or our own QP deaf: asks the device */
     send_range(p, p->base, p->unsent);
     p->rto = retransmit_backoff(p->rto, RETRANSMIT_CEILING, silence_limit(), cfg.hybrid_rto);
     p->deadline = now + p->rto;

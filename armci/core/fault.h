@@ -29,11 +29,16 @@ enum fault {
      * port's MTU: a longer datagram fails its receive (the QP reset paths of ud.c, which
      * full-size buffers never take) */
     FAULT_UD_SMALL_BUFFERS = 1 << 8,
+    /* as FAULT_SERVER_LOSES, but once, for the FAULT_UNLOCK_LOST_AT-th unlock request each
+     * data server receives: the loss an unlock that is not waited for does not survive (found
+     * only when it waits: a lost unlock costs about the RC timeout, ARMCI_IB_TIMEOUT) */
+    FAULT_SERVER_LOSES_UNLOCKS = 1 << 9,
 };
 
 /* How often the break points above break a connection: every this many posts (client) or
  * requests served (server); prime, so that they fall at varying places of a pattern. */
-#define FAULT_BREAK_EVERY 97
+#define FAULT_BREAK_EVERY    97
+#define FAULT_UNLOCK_LOST_AT 5
 
 static inline bool fault_injected(enum fault f)
 {

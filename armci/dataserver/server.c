@@ -38,12 +38,20 @@
 #define IDLE_WAKEUP_MS 100
 
 static struct {
-    uint64_t served; /* requests served so far: the clock of server_conn.last_served */
-    uint64_t lost;   /* requests counted towards the test point FAULT_SERVER_LOSES */
+    uint64_t served;       /* requests served so far: the clock of server_conn.last_served */
+    uint64_t lost;         /* requests counted towards the test point FAULT_SERVER_LOSES */
+    uint64_t lost_unlocks; /* unlocks counted towards FAULT_SERVER_LOSES_UNLOCKS */
     pthread_t thread;
     bool running;
     bool stop;
 } loop;
+
+/* The test point FAULT_SERVER_LOSES_UNLOCKS: whether a received SEND is an unlock alone. */
+static bool is_unlock(const struct ibv_wc *wc)
+{
+    const struct ds_message *m = recv_pool_buffer(&ds_res.bufs, wc);
+    return wc->byte_len >= sizeof(*m) && m->op == DS_UNLOCK && !m->more;
+}
 
 static void on_request(void *ctx, const struct ibv_wc *wc)
 {
@@ -62,6 +70,11 @@ static void on_request(void *ctx, const struct ibv_wc *wc)
         recovery_stats.served_broken++;
     if (fault_injected(FAULT_SERVER_LOSES) && !sc->broken && ++loop.lost % FAULT_BREAK_EVERY == 0) {
         rc_qp_to_error(sc->qp, "a test break point (a received request lost)");
+        return;
+    }
+    if (fault_injected(FAULT_SERVER_LOSES_UNLOCKS) && !sc->broken && is_unlock(wc) &&
+        ++loop.lost_unlocks == FAULT_UNLOCK_LOST_AT) {
+        rc_qp_to_error(sc->qp, "a test break point (a received unlock lost)");
         return;
     }
     sc->last_served = ++loop.served;

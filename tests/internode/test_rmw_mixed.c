@@ -16,11 +16,18 @@
  *   - the int beside the int counter, which its owner keeps storing to with
  *     plain stores, holds the owner's last store (an int Rmw touches only
  *     its 4 bytes).
+ * With ARMCI_RMW=device every rank also holds exactly one connection per
+ * node, its own node's loopback one included: the long forms went through
+ * the device for same-node targets too (CPU atomics beside the device's
+ * would race with them, too rarely to be seen in the counts).
  * Usage: test_rmw_mixed [iterations]
  */
 #include <mpi.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/topology.h"
+#include "odcm/cm.h"
 #include "testutil.h"
 
 /* The words of one owner's block. */
@@ -180,6 +187,12 @@ int main(int argc, char **argv)
             ARMCI_Get(blk[owner_rank[o]], &final, sizeof(final), owner_rank[o]);
             check_owner(o, rec, &final);
         }
+    const char *route = getenv("ARMCI_RMW");
+    if (route && !strcmp(route, "device"))
+        CHECK(cm_conn_count() == topo.num_nodes,
+              "ARMCI_RMW=device: %d connections, not one per node (%d, the own node's loopback "
+              "one included)",
+              cm_conn_count(), topo.num_nodes);
     for (int kind = 0; kind < KINDS; kind++) {
         free(rec[kind].mine);
         free(rec[kind].all);

@@ -164,6 +164,11 @@ long cm_refused_datagrams(void)
     return has_ud_channel() ? ondemand_refused() : 0;
 }
 
+long cm_ud_restarts(void)
+{
+    return has_ud_channel() ? ondemand_ud_restarts() : 0;
+}
+
 int cm_progress(void)
 {
     if (!has_ud_channel())

@@ -61,6 +61,8 @@ struct cm_stats cm_stats(void);
 long cm_retransmissions(void);
 /* Datagrams this process's UD channel refused as malformed or forged (tests). */
 long cm_refused_datagrams(void);
+/* Times this process's UD channel QP was reset after a failure (tests). */
+long cm_ud_restarts(void);
 
 /* Drives connection setup from the progress engine (UD messages, retransmissions). */
 /* Returns how many connections moved on without a completion announcing it: a waiter must

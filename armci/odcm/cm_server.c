@@ -134,6 +134,11 @@ long cm_server_refused_datagrams(void)
     return ud_refused(&sud);
 }
 
+long cm_server_ud_restarts(void)
+{
+    return ud_restarts(&sud);
+}
+
 static void counted(void)
 {
     __atomic_store_n(&naccepted, (int)by_client.count, __ATOMIC_RELAXED);

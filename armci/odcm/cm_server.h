@@ -78,5 +78,7 @@ struct cm_server_stats {
 struct cm_server_stats cm_server_stats(void);
 /* Datagrams the server's UD channel refused as malformed or forged (any thread; tests). */
 long cm_server_refused_datagrams(void);
+/* Times the server's UD channel QP was reset after a failure (any thread; tests). */
+long cm_server_ud_restarts(void);
 
 #endif

@@ -467,3 +467,8 @@ long ondemand_refused(void)
 {
     return ud_refused(&cud);
 }
+
+long ondemand_ud_restarts(void)
+{
+    return ud_restarts(&cud);
+}

@@ -25,6 +25,7 @@ double ondemand_next_deadline(void);
 int ondemand_close_asks(void);
 /* Datagrams the client UD channel refused. */
 long ondemand_refused(void);
+long ondemand_ud_restarts(void);
 /* A descriptor to sleep on while connections wait for their QPs (-1: none). */
 int ondemand_wait_fd(void);
 

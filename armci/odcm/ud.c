@@ -100,9 +100,10 @@ static void send_probe(struct ud_endpoint *u)
  */
 static void restart(struct ud_endpoint *u, const char *why)
 {
-    if (u->restarts++ < 8)
+    long n = __atomic_add_fetch(&u->restarts, 1, __ATOMIC_RELAXED); /* read by tests */
+    if (n <= 8)
         armci_warn("UD channel (%s): %s: QP reset%s", u->who, why,
-                   u->restarts == 8 ? " (no more such warnings)" : "");
+                   n == 8 ? " (no more such warnings)" : "");
     /* A datagram still on its way may put the QP in error again before it is up: retry. */
     const char *step = "->RESET";
     int rc = 0;
@@ -224,6 +225,9 @@ static size_t recv_buf_size(const struct ud_endpoint *u)
     size_t port = UD_GRH_BYTES + ((size_t)128 << vdev.mtu);
     if (fault_injected(FAULT_UD_SMALL_BUFFERS) && u->on_message)
         return u->buf_size;
+#if ARMCI_MUTANT_IS(ud_recv_message_size)
+    return u->buf_size; /* the bug: a datagram longer than a message fails a receive */
+#endif
     return port > u->buf_size ? port : u->buf_size;
 }
 

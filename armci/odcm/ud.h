@@ -181,5 +181,7 @@ bool ud_qp_addr_valid(const struct verbs_addr *qp, const struct verbs_addr *port
 void ud_refuse(struct ud_endpoint *u, const struct ud_sender *from, const char *why);
 /* Datagrams refused so far (from any thread). */
 long ud_refused(const struct ud_endpoint *u);
+/* Times the QP was reset so far (from any thread). */
+long ud_restarts(const struct ud_endpoint *u);
 
 #endif

@@ -120,3 +120,8 @@ long ud_refused(const struct ud_endpoint *u)
 {
     return __atomic_load_n(&u->refused, __ATOMIC_RELAXED);
 }
+
+long ud_restarts(const struct ud_endpoint *u)
+{
+    return __atomic_load_n(&u->restarts, __ATOMIC_RELAXED);
+}

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/fault.h"
 #include "core/topology.h"
 #include "odcm/cm.h"
 #include "odcm/cm_server.h"
@@ -374,6 +375,16 @@ int main(int argc, char **argv)
         if (topo_is_master())
             CHECK(cm_server_refused_datagrams() > 64, "server refused only %ld datagrams",
                   cm_server_refused_datagrams());
+    }
+    /* With the buffers as shipped (port MTU + GRH), no datagram fails a receive, so the QP
+     * is never reset (rxe left reset QPs deaf); the small-buffer test point and the knobs
+     * that break the QP on purpose are the only ways to a reset. */
+    if (!(cfg.test_hooks & FAULT_UD_SMALL_BUFFERS) && getenv("SOFTIB_UD_ERR_SILENT") == NULL &&
+        getenv("SOFTIB_UD_DEAF_RESET") == NULL && me != ATTACKER) {
+        CHECK(cm_ud_restarts() == 0, "the client's UD QP was reset %ld times", cm_ud_restarts());
+        if (topo_is_master())
+            CHECK(cm_server_ud_restarts() == 0, "the server's UD QP was reset %ld times",
+                  cm_server_ud_restarts());
     }
     if (me == ATTACKER)
         attacker_close();

@@ -29,6 +29,7 @@
 #include "core/topology.h"
 #include "odcm/cm.h"
 #include "testutil.h"
+#include "verbs/atomics.h"
 
 /* The words of one owner's block. */
 struct counters {
@@ -187,10 +188,14 @@ int main(int argc, char **argv)
             ARMCI_Get(blk[owner_rank[o]], &final, sizeof(final), owner_rank[o]);
             check_owner(o, rec, &final);
         }
-    const char *route = getenv("ARMCI_RMW");
-    if (route && !strcmp(route, "device"))
+    /* The case that asks for the device route must get it, or its paths go untested. */
+    const char *asked = getenv("ARMCI_RMW");
+    if (asked && !strcmp(asked, "device"))
+        CHECK(rmw_route == RMW_ROUTE_DEVICE, "ARMCI_RMW=device, but Rmw takes the %s route",
+              rmw_route_name(rmw_route));
+    if (rmw_route_loopback())
         CHECK(cm_conn_count() == topo.num_nodes,
-              "ARMCI_RMW=device: %d connections, not one per node (%d, the own node's loopback "
+              "device route: %d connections, not one per node (%d, the own node's loopback "
               "one included)",
               cm_conn_count(), topo.num_nodes);
     for (int kind = 0; kind < KINDS; kind++) {

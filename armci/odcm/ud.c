@@ -159,8 +159,9 @@ void ud_check(struct ud_endpoint *u)
         armci_warn("ibv_query_qp (UD channel of %s) failed: %s", u->who, strerror(rc));
         return;
     }
-    /* Its probe was out at the last check already, half a second ago at least. A process back
-     * from computing polls its CQs before its timers run (and so before this check). */
+    /* Both rules below compare with the last check, however long ago: a process back from
+     * computing polls its CQs before its timers run (and so before this check), so what
+     * arrived while it was away is counted. The probe: out at the last check already. */
 #if !ARMCI_MUTANT_IS(ud_probe_ignored)
     if (u->probe_sent_at > 0 && u->probe_sent_at <= last) {
         restart(u, "since its last reset it has not heard even itself (a probe it sent itself)");
@@ -173,12 +174,16 @@ void ud_check(struct ud_endpoint *u)
                        : "the QP's send queue is in the error state, and no completion said so");
         return;
     }
-    /* Every buffer busy now and at the last check, no send completed between, and the checks
-     * close together (a process away computing polled no completion meanwhile). */
-    bool stalled = u->send.free == 0 && u->sends_done == u->sends_done_at_check && now - last < 1.0;
-    u->sends_done_at_check = u->send.free == 0 ? u->sends_done : -1;
+    /* A send out at the last check, and none completed since: a datagram leaves in
+     * microseconds, so the send queue is hung although the QP reports RTS. */
+    bool out = u->send.free < u->send.count;
+    bool stalled = out && u->sends_done == u->sends_done_at_check;
+#if ARMCI_MUTANT_IS(ud_send_stall_ignored)
+    stalled = false; /* the bug: a hung send queue is believed */
+#endif
+    u->sends_done_at_check = out ? u->sends_done : -1;
     if (stalled) {
-        restart(u, "no send has completed for half a second, every send buffer is busy");
+        restart(u, "no send has completed since the last check (half a second ago at least)");
         return;
     }
     if (u->probe_due)

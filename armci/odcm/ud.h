@@ -94,7 +94,7 @@ struct ud_endpoint {
     long restarts;            /* times the QP was reset after a failed work request */
     double checked_at;        /* when ud_check last asked the device for the QP's state */
     long sends_done;          /* send completions polled (of this generation or not) */
-    long sends_done_at_check; /* sends_done at that check, when every send buffer was busy */
+    long sends_done_at_check; /* sends_done at that check, when a send was out; else -1 */
     struct ibv_ah *self_ah;   /* for the probes the QP sends itself */
     bool probe_due;           /* reset since the last check: a probe is to be sent */
     double probe_sent_at;     /* when the last reset's probe left; 0: none out */

@@ -273,6 +273,7 @@ static int load_traffic(void)
         env_u64("SOFTIB_DEFERRED", 1, &deferred, NULL) ||
         env_u64("SOFTIB_UD_ERR_SILENT", 1, &ud_err_silent, NULL) ||
         env_u64("SOFTIB_UD_DEAF_RESET", 1, &ud_deaf_reset, NULL) ||
+        env_u64("SOFTIB_UD_SEND_STALL", UINT64_MAX, &sib_knobs.ud_send_stall, NULL) ||
         env_u64("SOFTIB_SEED", UINT64_MAX, &sib_knobs.seed, &sib_knobs.seeded) ||
         env_u32("SOFTIB_WIRE_LATENCY_US", 10000000, &sib_knobs.wire_latency_us) ||
         env_u32("SOFTIB_WIRE_MBPS", 100000000, &sib_knobs.wire_mbps))

@@ -210,6 +210,19 @@ static bool hold(struct sib_qp *qp, const struct sib_swqe *w, const struct iovec
     return true;
 }
 
+/* SOFTIB_UD_SEND_STALL: as a device whose UD send queue hangs while the QP reports RTS
+ * (nothing but a reset, which the consumer must decide on, brings it back). */
+static bool ud_stalled(struct sib_qp *qp)
+{
+    if (qp->f->type != IBV_QPT_UD || !sib_knobs.ud_send_stall || qp->ud_was_reset)
+        return false;
+    if (qp->ud_sends_started < sib_knobs.ud_send_stall) {
+        qp->ud_sends_started++;
+        return false;
+    }
+    return true;
+}
+
 static enum sib_step ud_exec(struct sib_qp *qp, struct sib_swqe *w)
 {
     struct iovec liov[SIB_MAX_SGE];
@@ -337,6 +350,8 @@ uint64_t sib_sq_run(struct sib_qp *qp)
                 return w->not_before;
             continue;
         }
+        if (!w->started && ud_stalled(qp))
+            return 0; /* stays posted, uncompleted, until a reset drops it */
         if (!w->started) {
             if (qp->f->type == IBV_QPT_RC) {
                 enum sib_batch_step b = rc_batch(qp, &now);
@@ -408,6 +423,7 @@ void sib_sq_settle(struct sib_qp *qp, int next)
         sib_sq_run(qp); /* flushes every pending WQE */
     } else if (next == IBV_QPS_RESET) {
         sib_sq_drop(qp);
+        qp->ud_was_reset = true;
         __atomic_store_n(&qp->f->sq_retired, qp->sq_tail, __ATOMIC_RELEASE);
     }
 }

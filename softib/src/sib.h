@@ -56,6 +56,9 @@ struct sib_knobs {
     bool ud_err_silent;
     /* SOFTIB_UD_DEAF_RESET: every other reset of a UD QP leaves it deaf until the next */
     bool ud_deaf_reset;
+    /* SOFTIB_UD_SEND_STALL: a UD QP's send queue stops after this many sends (reporting RTS,
+     * completing nothing) until the QP is first reset; 0: never */
+    uint64_t ud_send_stall;
 };
 
 extern struct sib_knobs sib_knobs;
@@ -243,7 +246,9 @@ struct sib_qp {
     uint64_t wire_free; /* ns when the modeled wire is free again */
     uint64_t rng;
     struct sib_held *held;
-    struct sib_batch *batch; /* NULL until the first batch */
+    uint64_t ud_sends_started; /* SOFTIB_UD_SEND_STALL: sends started before any reset */
+    bool ud_was_reset;         /* a reset ends SOFTIB_UD_SEND_STALL's stall for good */
+    struct sib_batch *batch;   /* NULL until the first batch */
     struct sib_cq *scq, *rcq;
     struct sib_srq *srq;
     struct sib_pd *pd;

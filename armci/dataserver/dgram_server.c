@@ -156,20 +156,19 @@ static void serve_one(struct answer_batch *b, const struct dgram_request *rq, co
     if (verdict == ENGINE_DUPLICATE) {
         int32_t status;
         int64_t value;
-        int op;
         /* Beyond a window behind the next number, its client has moved past it. */
         if (engine_next(cl) - seq > (uint64_t)cfg.hybrid_window ||
-            !engine_kept(cl, seq, &status, &value, &op))
+            !engine_kept(cl, seq, &status, &value))
             return;
         hybrid_stats.duplicates++;
-        if (op == DGRAM_GET)
+        if (rq->op == DGRAM_GET) /* never kept: read again (the same request, sent again) */
             status = read_at(rq, &data);
         batch_add(b, rq->seq, status, value, data, data ? rq->len : 0);
         return;
     }
     int64_t value = 0;
     int32_t status = execute(b->rank, rq, payload, payload_len, &value, &data);
-    engine_keep(cl, seq, status, value, rq->op);
+    engine_keep(cl, seq, status, value);
     engine_served(cl, seq);
     hybrid_stats.executed++;
     batch_add(b, rq->seq, status, value, data, data ? rq->len : 0);

@@ -14,7 +14,6 @@ struct kept_answer {
     uint64_t seq;
     int64_t value;
     int32_t status;
-    int16_t op; /* the request's op (enum ds_op or enum dgram_op) */
     bool used;
 };
 
@@ -87,15 +86,14 @@ bool engine_widen(const struct engine_client *e, uint32_t seq, uint64_t *full)
     return true;
 }
 
-void engine_keep(struct engine_client *e, uint64_t seq, int status, int64_t value, int op)
+void engine_keep(struct engine_client *e, uint64_t seq, int status, int64_t value)
 {
     if (!e->kept) {
         e->kept = xcalloc(ring_size(), sizeof(*e->kept));
         memstat_add(MEM_CONNECTIONS, (long)(sizeof(*e->kept) * ring_size()));
     }
     e->kept[seq % ring_size()] =
-        (struct kept_answer){.seq = seq, .value = value, .status = status, .op = (int16_t)op,
-                             .used = true};
+        (struct kept_answer){.seq = seq, .value = value, .status = status, .used = true};
 }
 
 static struct kept_answer *kept_of(const struct engine_client *e, uint64_t seq)
@@ -104,15 +102,13 @@ static struct kept_answer *kept_of(const struct engine_client *e, uint64_t seq)
     return k && k->used && k->seq == seq ? k : NULL;
 }
 
-bool engine_kept(const struct engine_client *e, uint64_t seq, int *status, int64_t *value,
-                 int *op)
+bool engine_kept(const struct engine_client *e, uint64_t seq, int *status, int64_t *value)
 {
     const struct kept_answer *k = kept_of(e, seq);
     if (!k)
         return false;
     *status = k->status;
     *value = k->value;
-    *op = k->op;
     return true;
 }
 

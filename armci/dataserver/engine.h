@@ -41,12 +41,12 @@ uint64_t engine_next(const struct engine_client *e);
  * would be before the first number (nothing the client can still wait for). */
 bool engine_widen(const struct engine_client *e, uint32_t seq, uint64_t *full);
 
-/* Keeps the answer (status, value, op) of request `seq` for a duplicate. */
-void engine_keep(struct engine_client *e, uint64_t seq, int status, int64_t value, int op);
+/* Keeps the answer (status, value) of request `seq` for a duplicate (a get is read again,
+ * by whichever carrier: the duplicate names what it asks for). */
+void engine_keep(struct engine_client *e, uint64_t seq, int status, int64_t value);
 /* The kept answer of request `seq`: false if none was kept or it is too old (the ring holds
  * the last max(DS_MAX_UNANSWERED, ARMCI_HYBRID_WINDOW) numbers). */
-bool engine_kept(const struct engine_client *e, uint64_t seq, int *status, int64_t *value,
-                 int *op);
+bool engine_kept(const struct engine_client *e, uint64_t seq, int *status, int64_t *value);
 
 /* For the connection report: a duplicate answered again; a request left for the replay. */
 void engine_count_duplicate(void);

@@ -316,11 +316,11 @@ static void serve_replay(struct server_conn *sc, struct ds_message *rq, size_t p
 {
     engine_count_duplicate();
     int64_t value = 0;
-    int status = DS_OK, op;
+    int status = DS_OK;
     if (rq->op == DS_LOCK) {
         if (lock_replayed(sc, rq))
             return;
-        if (!engine_kept(sc->engine, rq->seq, &status, &value, &op)) {
+        if (!engine_kept(sc->engine, rq->seq, &status, &value)) {
             armci_warn("data server: rank %d replayed lock request %llu, which it no longer "
                        "waits for",
                        sc->client, (unsigned long long)rq->seq);
@@ -331,7 +331,7 @@ static void serve_replay(struct server_conn *sc, struct ds_message *rq, size_t p
     }
     if (rq->op == DS_GET_PACKED || rq->op == DS_GET_IOV) {
         status = execute(sc, rq, payload, &value);
-    } else if (!engine_kept(sc->engine, rq->seq, &status, &value, &op) &&
+    } else if (!engine_kept(sc->engine, rq->seq, &status, &value) &&
                (rq->op == DS_RMW || rq->op == DS_UNLOCK)) {
         armci_warn("data server: rank %d replayed request %llu, whose answer is no longer kept",
                    sc->client, (unsigned long long)rq->seq);
@@ -371,13 +371,13 @@ static void serve_request(struct server_conn *sc, struct ds_message *rq, size_t 
         engine_served(sc->engine, rq->seq);
         status = lock_request(sc, rq); /* answers itself, at once or when granted */
         if (status != DS_OK && status != DS_QUEUED)
-            engine_keep(sc->engine, rq->seq, status, 0, rq->op);
+            engine_keep(sc->engine, rq->seq, status, 0);
         return;
     }
     if (rq->op == DS_UNLOCK) {
         engine_served(sc->engine, rq->seq);
         status = unlock_request(sc, rq);
-        engine_keep(sc->engine, rq->seq, status, 0, rq->op);
+        engine_keep(sc->engine, rq->seq, status, 0);
         return;
     }
     status = execute(sc, rq, payload, &value);
@@ -387,7 +387,7 @@ static void serve_request(struct server_conn *sc, struct ds_message *rq, size_t 
     }
     engine_served(sc->engine, rq->seq);
     if (rq->op == DS_RMW || status != DS_OK)
-        engine_keep(sc->engine, rq->seq, status, value, rq->op);
+        engine_keep(sc->engine, rq->seq, status, value);
     answer_request(sc, rq, status, value, ends_send);
 }
 

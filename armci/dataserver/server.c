@@ -47,10 +47,9 @@ static struct {
 } loop;
 
 /* The test point FAULT_SERVER_LOSES_UNLOCKS: whether a received SEND is an unlock alone. */
-static bool is_unlock(const struct ibv_wc *wc)
+static bool is_unlock(const struct ds_message *m, uint32_t len)
 {
-    const struct ds_message *m = recv_pool_buffer(&ds_res.bufs, wc);
-    return wc->byte_len >= sizeof(*m) && m->op == DS_UNLOCK && !m->more;
+    return len >= sizeof(*m) && m->op == DS_UNLOCK && !m->more;
 }
 
 static void on_request(void *ctx, const struct ibv_wc *wc)
@@ -68,17 +67,18 @@ static void on_request(void *ctx, const struct ibv_wc *wc)
 #endif
     if (sc->broken)
         recovery_stats.served_broken++;
+    struct ds_message *m = recv_pool_buffer(&ds_res.bufs, wc);
     if (fault_injected(FAULT_SERVER_LOSES) && !sc->broken && ++loop.lost % FAULT_BREAK_EVERY == 0) {
         rc_qp_to_error(sc->qp, "a test break point (a received request lost)");
         return;
     }
-    if (fault_injected(FAULT_SERVER_LOSES_UNLOCKS) && !sc->broken && is_unlock(wc) &&
+    if (fault_injected(FAULT_SERVER_LOSES_UNLOCKS) && !sc->broken && is_unlock(m, wc->byte_len) &&
         ++loop.lost_unlocks == FAULT_UNLOCK_LOST_AT) {
         rc_qp_to_error(sc->qp, "a test break point (a received unlock lost)");
         return;
     }
     sc->last_served = ++loop.served;
-    serve_message(sc, recv_pool_buffer(&ds_res.bufs, wc), wc->byte_len);
+    serve_message(sc, m, wc->byte_len);
     /* The test point FAULT_SERVER_BREAKS: our end breaks under the answers just sent. */
     if (fault_injected(FAULT_SERVER_BREAKS) && loop.served % FAULT_BREAK_EVERY == 0)
         rc_qp_to_error(sc->qp, "a test break point");

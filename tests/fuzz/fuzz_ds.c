@@ -188,23 +188,20 @@ void engine_served(struct engine_client *e, uint64_t seq)
     (void)seq;
 }
 
-void engine_keep(struct engine_client *e, uint64_t seq, int status, int64_t value, int op)
+void engine_keep(struct engine_client *e, uint64_t seq, int status, int64_t value)
 {
     (void)e;
     (void)seq;
     (void)status;
     (void)value;
-    (void)op;
 }
 
-bool engine_kept(const struct engine_client *e, uint64_t seq, int *status, int64_t *value,
-                 int *op)
+bool engine_kept(const struct engine_client *e, uint64_t seq, int *status, int64_t *value)
 {
     (void)e;
     (void)seq;
     (void)status;
     (void)value;
-    (void)op;
     return false;
 }
 

@@ -66,6 +66,8 @@ ud_check_noop ud-all-attacks-silent-err-4x2
 ud_probe_ignored ud-all-attacks-deaf-reset-4x2
 ud_recv_message_size ud-all-attacks-full-buffers-4x2
 ud_send_stall_ignored rma-ud-send-stall-4x2
+server_pool_unfit pools-by-use-6x1
+bounce_pool_full pools-by-use-6x1
 '
 if [ -n "${MUTANTS_TESTS:-}" ]; then
     table=$(echo "$table" | while read -r name tests; do

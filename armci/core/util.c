@@ -34,10 +34,12 @@ void *xrealloc(void *ptr, size_t size)
 
 void *xmalloc_registrable(size_t size)
 {
-    /* Huge pages where the kernel allows: fewer pages to pin for every transfer. */
+    /* Huge pages where the kernel allows: fewer pages to pin for every transfer; but not where
+     * the last one would be mostly empty (2 MiB + 4 KiB would take 4 MiB of memory). */
     size_t huge = (size_t)2 << 20;
-    void *p = xmemalign(size >= huge ? huge : 4096, size);
-    if (size >= huge)
+    bool use_huge = size >= huge && align_up(size, huge) - size <= size / 8;
+    void *p = xmemalign(use_huge ? huge : 4096, size);
+    if (use_huge)
         madvise(p, align_up(size, huge), MADV_HUGEPAGE);
     return p;
 }

@@ -41,6 +41,7 @@ static void *conn_create(int client)
     sc->client = client;
     sc->engine = engine_of(client);
     sc->psn = rc_random_psn();
+    resources_fit_clients((int)by_qpn.count + 1); /* before its share is computed */
     credits_join(sc);
     intmap_put(&by_qpn, sc->qp->qp_num, sc);
     return sc;

@@ -38,6 +38,7 @@ struct answer_batch {
 static struct ud_endpoint sud;
 static uint8_t *answer_buf;
 static bool on;
+static int ud_clients; /* clients that have sent a request over UD */
 
 size_t dgram_datagram_bytes(void)
 {
@@ -198,10 +199,11 @@ static void on_datagram(void *ctx, const struct ud_sender *from, const void *byt
         refuse(from, "not sent by the UD data QP of the rank it names");
         return;
     }
-    struct answer_batch b = {.rank = h.rank,
-                             .client = engine_of(h.rank),
-                             .len = sizeof(struct dgram_header),
-                             .buf = answer_buf};
+    struct engine_client *cl = engine_of(h.rank);
+    if (engine_first_datagram(cl))
+        ud_grow_recv(&sud, DGRAM_SERVER_RECV_INITIAL + DGRAM_SERVER_RECV_PER_CLIENT * ++ud_clients);
+    struct answer_batch b = {
+        .rank = h.rank, .client = cl, .len = sizeof(struct dgram_header), .buf = answer_buf};
     const uint8_t *p = (const uint8_t *)bytes + sizeof(h);
     size_t left = len - sizeof(h);
     for (int i = 0; i < h.count; i++) {
@@ -234,7 +236,8 @@ void dgram_server_init(void)
     size_t bytes = dgram_datagram_bytes();
     answer_buf = xmalloc(bytes);
     ud_create_data(&sud, &ds_res.sends, &ds_res.requests, "data server, data", bytes,
-                   DGRAM_SERVER_SEND_BUFS, DGRAM_SERVER_RECV_BUFS, on_datagram, NULL);
+                   DGRAM_SERVER_SEND_BUFS, DGRAM_SERVER_RECV_INITIAL, DGRAM_SERVER_RECV_BUFS,
+                   on_datagram, NULL);
     directory_offer_server_data(sud.qp->qp_num);
 }
 
@@ -249,6 +252,7 @@ void dgram_server_fini(void)
     if (!on)
         return;
     ud_destroy(&sud);
+    ud_clients = 0;
     free(answer_buf);
     answer_buf = NULL;
     on = false;

@@ -20,6 +20,7 @@ struct kept_answer {
 struct engine_client {
     uint64_t next;            /* its requests below this number were executed */
     struct kept_answer *kept; /* by seq % ring_size(), made at the first answer kept */
+    bool sent_datagram;       /* seen over UD */
 };
 
 static struct intmap by_client; /* rank -> struct engine_client */
@@ -84,6 +85,13 @@ bool engine_widen(const struct engine_client *e, uint32_t seq, uint64_t *full)
         return false;
     *full = e->next + (uint64_t)(int64_t)ahead;
     return true;
+}
+
+bool engine_first_datagram(struct engine_client *e)
+{
+    bool first = !e->sent_datagram;
+    e->sent_datagram = true;
+    return first;
 }
 
 void engine_keep(struct engine_client *e, uint64_t seq, int status, int64_t value)

@@ -35,6 +35,9 @@ enum engine_verdict {
 enum engine_verdict engine_check(const struct engine_client *e, uint64_t seq);
 /* Request `seq` (ENGINE_NEW) was executed. */
 void engine_served(struct engine_client *e, uint64_t seq);
+/* Whether this is the first time the client is seen over UD (the server's UD receive
+ * buffers grow with such clients); true once per client. */
+bool engine_first_datagram(struct engine_client *e);
 /* The client's next number: everything below it was executed. */
 uint64_t engine_next(const struct engine_client *e);
 /* The full number of a datagram's 32-bit one, the one nearest the next number: false if that

@@ -3,13 +3,17 @@
 
 #include "core/config.h"
 #include "core/memstat.h"
+#include "core/mutant.h"
+#include "core/util.h"
 #include "core/wr_id.h"
 #include "wire/protocol.h"
 #include "odcm/cm_server.h"
 #include "verbs/device.h"
 #include "verbs/qp_pool.h"
 
-#define OUT_BUFS 16
+/* Out buffers: 2 at first, doubling up to 16 while packed gets are in flight together. */
+#define OUT_BUFS_INITIAL 2
+#define OUT_BUFS         16
 
 struct server_resources ds_res;
 
@@ -38,16 +42,29 @@ void resources_create(completion_fn on_request)
 {
     int nbufs = cfg.server_bufs;
     endpoint_create(&ds_res.requests, "data server requests",
-                    nbufs + cm_server_recv_cq_entries() + dgram_recv_cq_entries() + 16,
-                    true);
-    endpoint_create(
-        &ds_res.sends, "data server sends",
-        server_send_budget() + cm_server_send_cq_entries() + dgram_send_cq_entries(), false);
-    recv_pool_create(&ds_res.bufs, "data server request buffers", nbufs,
-                     sizeof(struct ds_message) + cfg.server_buf_size, vdev.pd, &ds_res.requests,
-                     WR_TAG_RECV, on_request, NULL);
-    buffer_pool_create(&ds_res.out, "ARMCI_Init", "data server out buffers", OUT_BUFS,
-                       cfg.bounce_size, false, MEM_BUF_SERVER);
+                    nbufs + cm_server_recv_cq_entries() + dgram_recv_cq_entries() + 16, true);
+    endpoint_create(&ds_res.sends, "data server sends",
+                    server_send_budget() + cm_server_send_cq_entries() + dgram_send_cq_entries(),
+                    false);
+    /* One client's worth of request buffers at first; more as clients connect. */
+    recv_pool_create(&ds_res.bufs, "data server request buffers", MIN(nbufs, cfg.server_credits),
+                     nbufs, sizeof(struct ds_message) + cfg.server_buf_size, vdev.pd,
+                     &ds_res.requests, WR_TAG_RECV, on_request, NULL);
+    buffer_pool_create(&ds_res.out, "ARMCI_Init", "data server out buffers", OUT_BUFS_INITIAL,
+                       OUT_BUFS, cfg.bounce_size, false, MEM_BUF_SERVER);
+}
+
+void resources_fit_clients(int clients)
+{
+#if ARMCI_MUTANT_IS(server_pool_unfit)
+    return; /* the bug: the request buffers stay at one client's allowance */
+#endif
+    recv_pool_grow(&ds_res.bufs, clients * cfg.server_credits);
+}
+
+void resources_trim(double now)
+{
+    buffer_pool_trim(&ds_res.out, now);
 }
 
 void resources_create_qp_pool(void)

@@ -21,12 +21,15 @@ struct server_resources {
 
 extern struct server_resources ds_res;
 
-/* The hybrid UD path's data endpoint (dgram_server.c) on these CQs. Receive buffers: enough
- * for a burst from many clients; a datagram that finds none is lost and retransmitted by its
- * client. Each needs twice its buffers in CQ entries (0 when the path is off): completions of
- * before a reset of its QP may still be there (odcm/ud.c). */
-#define DGRAM_SERVER_RECV_BUFS 256
-#define DGRAM_SERVER_SEND_BUFS 64
+/* The hybrid UD path's data endpoint (dgram_server.c) on these CQs. Receive buffers: a few
+ * at first, then enough for a burst from each client that talks to the server over UD, up to
+ * the most; a datagram that finds none is lost and retransmitted by its client. Each needs
+ * twice its most buffers in CQ entries (0 when the path is off): completions of before a
+ * reset of its QP may still be there (odcm/ud.c). */
+#define DGRAM_SERVER_RECV_INITIAL    32
+#define DGRAM_SERVER_RECV_PER_CLIENT 4
+#define DGRAM_SERVER_RECV_BUFS       256
+#define DGRAM_SERVER_SEND_BUFS       64
 
 struct rc_qp_caps server_qp_caps(void);
 
@@ -35,6 +38,11 @@ int server_send_budget(void);
 
 /* The CQs, the request buffers (received requests go to on_request) and the out buffers. */
 void resources_create(completion_fn on_request);
+/* The request buffers grow (up to ARMCI_SERVER_BUFS) to a full allowance of credits for each
+ * of `clients` connections; they never shrink (buffers posted to the SRQ stay there). */
+void resources_fit_clients(int clients);
+/* Idle: gives back the out buffers the last second's busiest moment did not need. */
+void resources_trim(double now);
 /* QPs made ahead (after the connection manager has its resources). */
 void resources_create_qp_pool(void);
 void resources_destroy(void);

@@ -238,7 +238,7 @@ static size_t recv_buf_size(const struct ud_endpoint *u)
 
 /* The QP and buffers of u, whose kind (who, callbacks, buf_size, send_tag) is set. */
 static void create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint *recv_ep,
-                   int nsend, int nrecv, enum wr_tag recv_tag)
+                   int nsend, int nrecv, int max_recv, enum wr_tag recv_tag)
 {
     const char *who = u->who;
     u->qkey = ud_job_qkey();
@@ -248,7 +248,7 @@ static void create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpo
         .recv_cq = recv_ep->cq,
         .qp_type = IBV_QPT_UD,
         .cap = {.max_send_wr = (uint32_t)nsend,
-                .max_recv_wr = (uint32_t)nrecv,
+                .max_recv_wr = (uint32_t)max_recv,
                 .max_send_sge = 1,
                 .max_recv_sge = 1},
     };
@@ -262,12 +262,15 @@ static void create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpo
         armci_die("ARMCI_Init", "ibv_modify_qp %s (UD channel of %s) failed: %s", step, who,
                   strerror(rc));
 
-    buffer_pool_create(&u->send, "ARMCI_Init", "UD channel send buffers", nsend, u->buf_size, false,
+    /* A data endpoint's datagrams are MTU-sized: a quarter at first, doubling while sends
+     * wait for their completions (a send completes in microseconds). */
+    buffer_pool_create(&u->send, "ARMCI_Init", "UD channel send buffers",
+                       u->on_bytes ? MAX(nsend / 4, 1) : nsend, nsend, u->buf_size, false,
                        u->on_bytes ? MEM_BUF_DATAGRAM : MEM_KINDS);
     endpoint_on(send_ep, u->send_tag, on_send_done, u);
     snprintf(u->recv_what, sizeof(u->recv_what), "UD channel (%s) receive buffers", who);
-    recv_pool_create(&u->recv, u->recv_what, nrecv, recv_buf_size(u), NULL, recv_ep, recv_tag,
-                     on_datagram, u);
+    recv_pool_create(&u->recv, u->recv_what, nrecv, max_recv, recv_buf_size(u), NULL, recv_ep,
+                     recv_tag, on_datagram, u);
     u->recv.on_failure = on_receive_failed;
     recv_pool_attach_qp(&u->recv, u->qp);
 }
@@ -280,19 +283,24 @@ void ud_create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint 
                               .ctx = ctx,
                               .buf_size = UD_BUF_SIZE,
                               .send_tag = WR_TAG_UD_SEND};
-    create(u, send_ep, recv_ep, UD_SEND_BUFS, UD_RECV_BUFS, WR_TAG_UD_RECV);
+    create(u, send_ep, recv_ep, UD_SEND_BUFS, UD_RECV_BUFS, UD_RECV_BUFS, WR_TAG_UD_RECV);
 }
 
 void ud_create_data(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint *recv_ep,
-                    const char *who, size_t datagram, int nsend, int nrecv, ud_bytes_fn fn,
-                    void *ctx)
+                    const char *who, size_t datagram, int nsend, int nrecv, int max_recv,
+                    ud_bytes_fn fn, void *ctx)
 {
     *u = (struct ud_endpoint){.who = who,
                               .on_bytes = fn,
                               .ctx = ctx,
                               .buf_size = UD_GRH_BYTES + datagram,
                               .send_tag = WR_TAG_DGRAM};
-    create(u, send_ep, recv_ep, nsend, nrecv, WR_TAG_DGRAM);
+    create(u, send_ep, recv_ep, nsend, nrecv, max_recv, WR_TAG_DGRAM);
+}
+
+void ud_grow_recv(struct ud_endpoint *u, int want)
+{
+    recv_pool_grow(&u->recv, want);
 }
 
 void ud_destroy(struct ud_endpoint *u)

@@ -110,13 +110,17 @@ void ud_create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint 
                const char *who, cm_msg_fn on_message, void *ctx);
 /*
  * A data endpoint: datagrams of up to `datagram` bytes, nsend send and
- * nrecv receive buffers, completions tagged WR_TAG_DGRAM (so send_ep and
- * recv_ep must be different CQs, or CQs without other users of that tag).
- * Receives go to fn unchecked: the caller checks every byte.
+ * nrecv receive buffers (growing up to max_recv: ud_grow_recv), completions
+ * tagged WR_TAG_DGRAM (so send_ep and recv_ep must be different CQs, or CQs
+ * without other users of that tag). Receives go to fn unchecked: the caller
+ * checks every byte.
  */
 void ud_create_data(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint *recv_ep,
-                    const char *who, size_t datagram, int nsend, int nrecv, ud_bytes_fn fn,
-                    void *ctx);
+                    const char *who, size_t datagram, int nsend, int nrecv, int max_recv,
+                    ud_bytes_fn fn, void *ctx);
+/* Posts receive buffers until there are at least `want` (at most max_recv), in chunks of
+ * nrecv. */
+void ud_grow_recv(struct ud_endpoint *u, int want);
 void ud_destroy(struct ud_endpoint *u);
 
 /* The address to publish for this endpoint. */

@@ -8,6 +8,7 @@
 #include "common/fifo.h"
 #include "core/config.h"
 #include "core/memstat.h"
+#include "core/mutant.h"
 #include "core/util.h"
 #include "odcm/conn.h"
 #include "transport/conn_io.h"
@@ -26,6 +27,15 @@ static uint32_t nreply_slots, reply_free_head = UINT32_MAX;
 
 /* ---- bounce buffers ---- */
 
+/* Bounce buffers a process starts with: what a few transfers in flight need. The pool doubles
+ * up to ARMCI_BOUNCE_COUNT when every one is taken, and gives back at fences what it did not
+ * need (bounce_pool_trim). */
+#if ARMCI_MUTANT_IS(bounce_pool_full)
+#define BOUNCE_INITIAL 32 /* the bug: every bounce buffer registered from the start */
+#else
+#define BOUNCE_INITIAL 4
+#endif
+
 static struct buffer_pool bounces;
 static void (*wait_progress)(void);
 
@@ -33,8 +43,14 @@ void bounce_pool_init(void (*wait)(void))
 {
     wait_progress = wait;
     /* Remote write too: the data server writes packed get data straight into them. */
-    buffer_pool_create(&bounces, "ARMCI_Init", "bounce buffers", cfg.bounce_count, cfg.bounce_size,
+    buffer_pool_create(&bounces, "ARMCI_Init", "bounce buffers",
+                       MIN(BOUNCE_INITIAL, cfg.bounce_count), cfg.bounce_count, cfg.bounce_size,
                        true, MEM_BUF_BOUNCE);
+}
+
+void bounce_pool_trim(void)
+{
+    buffer_pool_trim(&bounces, now_seconds());
 }
 
 void bounce_pool_fini(void)

@@ -127,7 +127,7 @@ int endpoint_wait(struct endpoint *e, int timeout_ms, struct pollfd *extra, int 
 
 static void *buffer_at(const struct recv_pool *p, int index)
 {
-    return p->bufs + (size_t)index * p->buf_size;
+    return p->chunks[index / p->chunk].bufs + (size_t)(index % p->chunk) * p->buf_size;
 }
 
 static int index_of(const struct ibv_wc *wc)
@@ -144,7 +144,7 @@ static void post_one(struct recv_pool *p, int index)
 {
     struct ibv_sge sge = {.addr = (uintptr_t)buffer_at(p, index),
                           .length = (uint32_t)p->buf_size,
-                          .lkey = p->mr->lkey};
+                          .lkey = p->chunks[index / p->chunk].mr->lkey};
     uint64_t id = (uint64_t)p->generation << 32 | (uint32_t)index;
     struct ibv_recv_wr wr = {.wr_id = wr_id_make(id, p->tag), .sg_list = &sge, .num_sge = 1};
     struct ibv_recv_wr *bad;
@@ -182,26 +182,70 @@ static void on_receive(void *ctx, const struct ibv_wc *wc)
         post_one(p, index_of(wc));
 }
 
-void recv_pool_create(struct recv_pool *p, const char *what, int count, size_t buf_size,
+static size_t chunk_bytes(const struct recv_pool *p)
+{
+    return p->buf_size * (size_t)p->chunk;
+}
+
+/* The next chunk of buffers, registered (not yet posted); false if it could not be. */
+static bool add_chunk(struct recv_pool *p)
+{
+    struct recv_chunk *k = &p->chunks[p->count / p->chunk];
+    k->bufs = xmalloc_registrable(chunk_bytes(p));
+    k->mr = net_try_reg(k->bufs, chunk_bytes(p), false);
+    if (!k->mr) {
+        free(k->bufs);
+        k->bufs = NULL;
+        return false;
+    }
+    memstat_add(MEM_BUF_RECV, (long)chunk_bytes(p));
+    p->count += p->chunk;
+    return true;
+}
+
+void recv_pool_create(struct recv_pool *p, const char *what, int count, int max, size_t buf_size,
                       struct ibv_pd *srq_pd, struct endpoint *e, enum wr_tag tag, completion_fn fn,
                       void *ctx)
 {
-    *p = (struct recv_pool){
-        .what = what, .buf_size = buf_size, .count = count, .tag = tag, .fn = fn, .ctx = ctx};
-    size_t bytes = buf_size * (size_t)count;
-    p->bufs = xmalloc_registrable(bytes);
-    memstat_add(MEM_BUF_RECV, (long)bytes);
-    p->mr = net_reg("ARMCI_Init", p->bufs, bytes, false);
+    int nchunks = (max + count - 1) / count;
+    *p = (struct recv_pool){.what = what,
+                            .buf_size = buf_size,
+                            .max = nchunks * count,
+                            .chunk = count,
+                            .tag = tag,
+                            .fn = fn,
+                            .ctx = ctx};
+    p->chunks = xcalloc((size_t)nchunks, sizeof(*p->chunks));
+    if (!add_chunk(p))
+        armci_die("ARMCI_Init", "ibv_reg_mr of %zu bytes (%s) failed: %s", chunk_bytes(p), what,
+                  strerror(errno));
     endpoint_on(e, tag, on_receive, p);
     if (!srq_pd)
         return;
-    struct ibv_srq_init_attr attr = {.attr = {.max_wr = (uint32_t)count, .max_sge = 1}};
+    /* Room for every buffer it may grow to: an SRQ's size is fixed when it is made. */
+    struct ibv_srq_init_attr attr = {.attr = {.max_wr = (uint32_t)p->max, .max_sge = 1}};
     p->srq = ibv_create_srq(srq_pd, &attr);
     if (!p->srq)
-        armci_die("ARMCI_Init", "ibv_create_srq (%s, %d buffers) failed: %s", what, count,
+        armci_die("ARMCI_Init", "ibv_create_srq (%s, %d buffers) failed: %s", what, p->max,
                   strerror(errno));
     for (int i = 0; i < count; i++)
         post_one(p, i);
+}
+
+void recv_pool_grow(struct recv_pool *p, int want)
+{
+    while ((p->srq || p->qp) && p->count < want && p->count < p->max) {
+        int first = p->count;
+        if (!add_chunk(p)) {
+            /* Fewer buffers only mean fewer credits to share out: run on with them. */
+            armci_warn("%s: ibv_reg_mr of %zu bytes failed (%s): staying at %d buffers", p->what,
+                       chunk_bytes(p), strerror(errno), p->count);
+            p->max = p->count;
+            return;
+        }
+        for (int i = first; i < p->count; i++)
+            post_one(p, i);
+    }
 }
 
 void recv_pool_attach_qp(struct recv_pool *p, struct ibv_qp *qp)
@@ -220,12 +264,15 @@ void recv_pool_reset(struct recv_pool *p)
 
 void recv_pool_destroy(struct recv_pool *p)
 {
-    if (!p->bufs)
+    if (!p->chunks)
         return;
     verbs_destroy_srq(p->srq, p->what);
-    net_dereg(p->mr);
+    for (int k = 0; k < p->count / p->chunk; k++) {
+        net_dereg(p->chunks[k].mr);
+        free(p->chunks[k].bufs);
+    }
     memstat_add(MEM_BUF_RECV, -(long)(p->buf_size * (size_t)p->count));
-    free(p->bufs);
+    free(p->chunks);
     *p = (struct recv_pool){0};
 }
 

@@ -61,13 +61,20 @@ int endpoint_poll(struct endpoint *e);
  */
 int endpoint_wait(struct endpoint *e, int timeout_ms, struct pollfd *extra, int nextra);
 
+/* Buffers [first, first + chunk) of a receive pool: registered together. */
+struct recv_chunk {
+    char *bufs;
+    struct net_mr *mr;
+};
+
 struct recv_pool {
     const char *what;
-    char *bufs;
     size_t buf_size;
-    int count;
-    struct net_mr *mr;
-    struct ibv_srq *srq; /* posted here, or else to qp */
+    int count;                 /* buffers registered and posted */
+    int max;                   /* most it may grow to (recv_pool_grow) */
+    int chunk;                 /* buffers per chunk: the count it was created with */
+    struct recv_chunk *chunks; /* max / chunk, rounded up; the first count / chunk made */
+    struct ibv_srq *srq;       /* posted here, or else to qp */
     struct ibv_qp *qp;
     enum wr_tag tag;
     completion_fn fn; /* the owner's handler for successful receives */
@@ -83,11 +90,15 @@ struct recv_pool {
  * Buffers for an SRQ the pool creates (srq_pd != NULL: created on that PD)
  * or for a QP's own receive queue (recv_pool_attach_qp, before posting).
  * Completions tagged `tag` on endpoint e reach fn with a buffer that is
- * reposted as soon as fn returns: fn copies what it keeps.
+ * reposted as soon as fn returns: fn copies what it keeps. `count` buffers
+ * now; up to `max` (rounded up to a whole chunk of count) by recv_pool_grow:
+ * the SRQ, or the QP's receive queue, must have room for max.
  */
-void recv_pool_create(struct recv_pool *p, const char *what, int count, size_t buf_size,
+void recv_pool_create(struct recv_pool *p, const char *what, int count, int max, size_t buf_size,
                       struct ibv_pd *srq_pd, struct endpoint *e, enum wr_tag tag, completion_fn fn,
                       void *ctx);
+/* Registers and posts chunks until the pool has at least `want` buffers (at most max). */
+void recv_pool_grow(struct recv_pool *p, int want);
 /* For a pool without SRQ: the QP whose receive queue the buffers go to; posts them all. */
 void recv_pool_attach_qp(struct recv_pool *p, struct ibv_qp *qp);
 /*

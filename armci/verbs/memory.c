@@ -75,16 +75,24 @@ static void reg_failed(const char *call, void *addr, size_t len)
               reg_failure_hint(err, hint, sizeof(hint)));
 }
 
-struct net_mr *net_reg(const char *call, void *addr, size_t len, bool remote)
+struct net_mr *net_try_reg(void *addr, size_t len, bool remote)
 {
     int access = IBV_ACCESS_LOCAL_WRITE;
     if (remote)
         access |= IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
     struct ibv_mr *mr = ibv_reg_mr(vdev.pd, addr, len, access);
     if (!mr)
-        reg_failed(call, addr, len);
+        return NULL;
     struct net_mr *m = xmalloc(sizeof(*m));
     *m = (struct net_mr){.mr = mr, .addr = addr, .len = len, .lkey = mr->lkey, .rkey = mr->rkey};
+    return m;
+}
+
+struct net_mr *net_reg(const char *call, void *addr, size_t len, bool remote)
+{
+    struct net_mr *m = net_try_reg(addr, len, remote);
+    if (!m)
+        reg_failed(call, addr, len);
     return m;
 }
 

@@ -27,6 +27,8 @@ void net_fini(void);
 
 /* Registers [addr, addr+len); remote = also writable/readable/atomic by peers. */
 struct net_mr *net_reg(const char *call, void *addr, size_t len, bool remote);
+/* As net_reg, but NULL (errno set) where net_reg dies: for memory the caller can do without. */
+struct net_mr *net_try_reg(void *addr, size_t len, bool remote);
 void net_dereg(struct net_mr *mr);
 
 /*

@@ -118,17 +118,24 @@ void directory_offer_server_data(uint32_t qpn)
 }
 
 void ud_create_data(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint *recv_ep,
-                    const char *who, size_t datagram, int nsend, int nrecv, ud_bytes_fn fn,
-                    void *ctx)
+                    const char *who, size_t datagram, int nsend, int nrecv, int max_recv,
+                    ud_bytes_fn fn, void *ctx)
 {
     FUZZ_CHECK(!server_ud, "a second data endpoint");
-    FUZZ_CHECK(send_ep == &ds_res.sends && recv_ep == &ds_res.requests && nsend > 0 && nrecv > 0,
+    FUZZ_CHECK(send_ep == &ds_res.sends && recv_ep == &ds_res.requests && nsend > 0 && nrecv > 0 &&
+                   max_recv >= nrecv,
                "the endpoint is not on the server's CQs");
     FUZZ_CHECK(datagram == dgram_size(cfg.hybrid_size, (int)vdev.mtu),
                "datagrams of %zu bytes, not the configured size cut to the MTU", datagram);
     *u = (struct ud_endpoint){.who = who, .qp = &server_qp, .on_bytes = fn, .ctx = ctx};
     server_ud = u;
     datagram_bytes = datagram;
+}
+
+/* The model's receive queue never runs out. */
+void ud_grow_recv(struct ud_endpoint *u, int want)
+{
+    FUZZ_CHECK(u == server_ud && want > 0, "growing another endpoint");
 }
 
 /* The model's QP never fails. */

@@ -1,0 +1,36 @@
+#!/bin/sh
+# pools-by-use.sh RUN_MPI TEST_PATTERNS TEST_RMA: registered pools grow with use, within their
+# bounds (docs/SCALING.md, "Registered buffers"), as the connection report counts them:
+# - a data server's request buffers grow by one client's allowance (ARMCI_SERVER_CREDITS) for
+#   each client connected: between a ring and an all-to-all job of the same size, the
+#   per-process receive pools differ by 8 buffers of ARMCI_SERVER_BUF_SIZE (+ a header) per
+#   server connection more;
+# - the bounce buffers stay at their first chunk (4) when small operations are all a job does,
+#   and grow past it when large transfers are in flight together.
+run_mpi=$1 patterns=$2 rma=$3
+report=$(mktemp)
+trap 'rm -f "$report"' EXIT
+field() { "$(dirname "$0")/../conn-report-field.sh" "$1" "$report"; }
+fail() { echo "FAIL: $*"; exit 1; }
+export ARMCI_HYBRID=off ARMCI_SERVER_CREDITS=8 ARMCI_SERVER_BUFS=64 ARMCI_SERVER_BUF_SIZE=65536
+run() { : >"$report"; ARMCI_CONN_REPORT=file:$report "$run_mpi" "$@" >/dev/null 2>&1 || fail "$* failed"; }
+
+run 6 "$patterns" ring
+recv_ring=$(field mem_buf_recv_avg) s2c_ring=$(field s2c_avg) bounce_ring=$(field mem_buf_bounce_avg)
+run 6 "$patterns" alltoall
+recv_all=$(field mem_buf_recv_avg) s2c_all=$(field s2c_avg)
+echo "ring: receive pools $recv_ring B, $s2c_ring server connections, bounce $bounce_ring B"
+echo "all-to-all: receive pools $recv_all B, $s2c_all server connections"
+awk -v a="$recv_all" -v r="$recv_ring" -v sa="$s2c_all" -v sr="$s2c_ring" 'BEGIN {
+    per = (a - r) / ((sa - sr) * 8)
+    printf "per request buffer added: %.0f B\n", per
+    exit !(sa > sr && per >= 65536 && per <= 65536 + 512) }' ||
+    fail "the request buffers did not grow by 8 per server connection"
+# 4 buffers of 64 KiB and the records of 32
+[ "$bounce_ring" -le $((4 * 65536 + 32 * 64)) ] || fail "bounce buffers past their first chunk: $bounce_ring B"
+
+run 4 "$rma" 65536 5
+bounce=$(field mem_buf_bounce_avg)
+echo "64 KiB transfers: bounce $bounce B"
+[ "$bounce" -gt $((4 * 65536 + 32 * 64)) ] || fail "the bounce buffers never grew: $bounce B"
+echo "PASS"

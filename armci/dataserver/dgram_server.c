@@ -201,7 +201,7 @@ static void on_datagram(void *ctx, const struct ud_sender *from, const void *byt
     }
     struct engine_client *cl = engine_of(h.rank);
     if (engine_first_datagram(cl))
-        ud_grow_recv(&sud, DGRAM_SERVER_RECV_INITIAL + DGRAM_SERVER_RECV_PER_CLIENT * ++ud_clients);
+        ud_grow_recv(&sud, DGRAM_SERVER_RECV_PER_CLIENT * ++ud_clients);
     struct answer_batch b = {
         .rank = h.rank, .client = cl, .len = sizeof(struct dgram_header), .buf = answer_buf};
     const uint8_t *p = (const uint8_t *)bytes + sizeof(h);
@@ -236,7 +236,7 @@ void dgram_server_init(void)
     size_t bytes = dgram_datagram_bytes();
     answer_buf = xmalloc(bytes);
     ud_create_data(&sud, &ds_res.sends, &ds_res.requests, "data server, data", bytes,
-                   DGRAM_SERVER_SEND_BUFS, DGRAM_SERVER_RECV_INITIAL, DGRAM_SERVER_RECV_BUFS,
+                   DGRAM_SERVER_SEND_BUFS, DGRAM_SERVER_RECV_PER_CLIENT, DGRAM_SERVER_RECV_BUFS,
                    on_datagram, NULL);
     directory_offer_server_data(sud.qp->qp_num);
 }

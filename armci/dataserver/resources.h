@@ -21,13 +21,14 @@ struct server_resources {
 
 extern struct server_resources ds_res;
 
-/* The hybrid UD path's data endpoint (dgram_server.c) on these CQs. Receive buffers: a few
- * at first, then enough for a burst from each client that talks to the server over UD, up to
- * the most; a datagram that finds none is lost and retransmitted by its client. Each needs
+/* The hybrid UD path's data endpoint (dgram_server.c) on these CQs. Receive buffers: two full
+ * windows of datagrams (ARMCI_HYBRID_WINDOW's default: a window and its retransmission when
+ * the server is slow to answer) for each client that has talked to the server over UD, up to
+ * the most; a datagram that finds none is lost and retransmitted by its client (test
+ * ud-buffers-6x1: with one window a client, 1 to 4 were lost in 2 runs of 5). Each needs
  * twice its most buffers in CQ entries (0 when the path is off): completions of before a
  * reset of its QP may still be there (odcm/ud.c). */
-#define DGRAM_SERVER_RECV_INITIAL    32
-#define DGRAM_SERVER_RECV_PER_CLIENT 4
+#define DGRAM_SERVER_RECV_PER_CLIENT 64
 #define DGRAM_SERVER_RECV_BUFS       256
 #define DGRAM_SERVER_SEND_BUFS       64
 

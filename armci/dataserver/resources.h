@@ -25,9 +25,9 @@ extern struct server_resources ds_res;
  * windows of datagrams (ARMCI_HYBRID_WINDOW's default: a window and its retransmission when
  * the server is slow to answer) for each client that has talked to the server over UD, up to
  * the most; a datagram that finds none is lost and retransmitted by its client (test
- * ud-buffers-6x1: with one window a client, 1 to 4 were lost in 2 runs of 5). Each needs
- * twice its most buffers in CQ entries (0 when the path is off): completions of before a
- * reset of its QP may still be there (odcm/ud.c). */
+ * ud-buffers-6x1 at a 2 ms timeout: with one window a client, 1 to 4 were lost in 2 runs of
+ * 5). Each needs twice its most buffers in CQ entries (0 when the path is off): completions
+ * of before a reset of its QP may still be there (odcm/ud.c). */
 #define DGRAM_SERVER_RECV_PER_CLIENT 64
 #define DGRAM_SERVER_RECV_BUFS       256
 #define DGRAM_SERVER_SEND_BUFS       64

@@ -441,7 +441,8 @@ int ondemand_progress(void)
             send_pending_steps(c);
         c->retries++;
         report_retransmission();
-        c->rto = retransmit_backoff(c->rto, MAX(MAX_RTO, 4 * srtt), setup_timeout(), cfg.connect_rto);
+        c->rto =
+            retransmit_backoff(c->rto, MAX(MAX_RTO, 4 * srtt), setup_timeout(), cfg.connect_rto);
         backed_off_rto = MAX(backed_off_rto, c->rto);
         c->next_retry = now + c->rto;
     }

@@ -44,15 +44,15 @@ struct pool_chunk {
 };
 
 struct buffer_pool {
-    const char *what; /* names the pool in error messages */
-    size_t size;      /* of each buffer */
-    int count;        /* buffers registered now */
-    int initial;      /* what it starts with and never goes below */
-    int max;          /* what it may grow to */
-    int free;         /* buffers on the free list */
-    int peak;         /* most in use at once since the last trim */
+    const char *what;  /* names the pool in error messages */
+    size_t size;       /* of each buffer */
+    int count;         /* buffers registered now */
+    int initial;       /* what it starts with and never goes below */
+    int max;           /* what it may grow to */
+    int free;          /* buffers on the free list */
+    int peak;          /* most in use at once since the last trim */
     double trimmed_at; /* when buffer_pool_trim last looked */
-    bool remote;      /* registered for peers' RDMA too */
+    bool remote;       /* registered for peers' RDMA too */
     struct pool_chunk *chunks;
     int nchunks;
     int records;             /* of all: the max it was created with */

@@ -74,8 +74,7 @@ const struct config_entry config_table[] = {
     {"ARMCI_BOUNCE_SIZE", CFG_SIZE, FIELD(bounce_size), "65536", 1024, 64 * MiB, NULL, true,
      "bytes per registered bounce buffer"},
     {"ARMCI_BOUNCE_COUNT", CFG_INT, FIELD(bounce_count), "32", 2, 1L << 16, NULL, false,
-     "most bounce buffers per process: it starts with 4, doubles while all are in flight and "
-     "gives back at a fence what the last second did not need"},
+     "most bounce buffers per process: it starts with 4 and doubles while all are in flight"},
     {"ARMCI_REG_CACHE", CFG_INT, FIELD(reg_cache), "64", 0, 4096, NULL, false,
      "registrations of user memory kept for reuse: puts, accumulates and gets of 256 KiB or more from or into memory ARMCI did not allocate move zero-copy (softib only: its memory regions follow the mapping); 0: copied through bounce buffers"},
     {"ARMCI_STRIDED_THRESHOLD", CFG_LONG, FIELD(strided_threshold), "-1", -1, 1L << 40, NULL,

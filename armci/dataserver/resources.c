@@ -62,11 +62,6 @@ void resources_fit_clients(int clients)
     recv_pool_grow(&ds_res.bufs, clients * cfg.server_credits);
 }
 
-void resources_trim(double now)
-{
-    buffer_pool_trim(&ds_res.out, now);
-}
-
 void resources_create_qp_pool(void)
 {
     if (cfg.connect != CFG_CONNECT_ONDEMAND || cfg.qp_pool <= 0)

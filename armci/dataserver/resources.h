@@ -42,8 +42,6 @@ void resources_create(completion_fn on_request);
 /* The request buffers grow (up to ARMCI_SERVER_BUFS) to a full allowance of credits for each
  * of `clients` connections; they never shrink (buffers posted to the SRQ stay there). */
 void resources_fit_clients(int clients);
-/* Idle: gives back the out buffers the last second's busiest moment did not need. */
-void resources_trim(double now);
 /* QPs made ahead (after the connection manager has its resources). */
 void resources_create_qp_pool(void);
 void resources_destroy(void);

@@ -119,7 +119,6 @@ static void check_channels(void)
 static void wait_for_work(void)
 {
     check_channels();
-    resources_trim(now_seconds());
     int nlink;
     struct pollfd *fds = link_pollfds(&nlink);
     if (endpoint_wait(&ds_res.requests, IDLE_WAKEUP_MS, fds, nlink) == 0)

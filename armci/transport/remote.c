@@ -270,6 +270,5 @@ void remote_fence_all(void)
         }
         free(nodes);
     }
-    bounce_pool_trim();
     rt_unlock();
 }

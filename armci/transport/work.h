@@ -29,9 +29,6 @@ struct conn;
 void bounce_pool_init(void (*wait)(void));
 /* A free bounce buffer: waits (making progress) for one. */
 struct pool_buffer *bounce_wait(void);
-/* At a point where everything issued is complete (all-fence): gives back the bounce buffers
- * that the last second's busiest moment did not need (buffer_pool_trim). */
-void bounce_pool_trim(void);
 void bounce_pool_fini(void);
 
 /* A free buffer, or NULL when all are in use. */

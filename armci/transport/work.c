@@ -28,8 +28,8 @@ static uint32_t nreply_slots, reply_free_head = UINT32_MAX;
 /* ---- bounce buffers ---- */
 
 /* Bounce buffers a process starts with: what a few transfers in flight need. The pool doubles
- * up to ARMCI_BOUNCE_COUNT when every one is taken. It does not shrink yet: giving chunks
- * back at fences (buffer_pool_trim) was taken out while an exit-time crash under connection
+ * up to ARMCI_BOUNCE_COUNT when every one is taken. It does not shrink: giving chunks
+ * back at fences was taken out again while an exit-time crash under connection
  * breaks, seen once, is not explained. */
 #if ARMCI_MUTANT_IS(bounce_pool_full)
 #define BOUNCE_INITIAL 32 /* the bug: every bounce buffer registered from the start */

@@ -57,7 +57,6 @@ void buffer_pool_create(struct buffer_pool *p, const char *call, const char *wha
 {
     *p = (struct buffer_pool){.what = what,
                               .size = size,
-                              .initial = initial,
                               .max = max > initial ? max : initial,
                               .remote = remote,
                               .kind = kind};
@@ -81,21 +80,6 @@ bool buffer_pool_grow(struct buffer_pool *p)
                p->size * (size_t)n, strerror(errno), p->count);
     p->max = p->count;
     return false;
-}
-
-#define TRIM_INTERVAL 1.0 /* seconds */
-
-void buffer_pool_trim(struct buffer_pool *p, double now)
-{
-    if (p->free != p->count || now - p->trimmed_at < TRIM_INTERVAL)
-        return; /* something is in flight, or too soon */
-    p->trimmed_at = now;
-    int before = p->count;
-    while (p->nchunks > 1 && p->peak <= p->chunks[p->nchunks - 1].first)
-        drop_last_chunk(p);
-    p->peak = 0;
-    if (p->count != before)
-        buffer_pool_release_all(p); /* the free list held the dropped buffers too */
 }
 
 void buffer_pool_destroy(struct buffer_pool *p)

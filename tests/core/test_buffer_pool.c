@@ -4,9 +4,8 @@
  * chunk's region, carry the registration's keys; get hands each out once and
  * returns NULL when all are taken; release and release_all give them back;
  * memory accounting and the registration are undone at destroy. A growing
- * pool doubles when empty up to its max, stops growing where a registration
- * fails, and trim gives back only the chunks the peak since the last trim did
- * not reach, never below the initial count and never with a buffer out.
+ * pool doubles when empty up to its max and stops growing where a
+ * registration fails.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,7 +102,7 @@ static int growing(void)
     EXPECT(p.count == 2 && registered == 1, "a growing pool starts with its initial buffers");
     EXPECT(take_all(&p, out, 16) == 8 && p.count == 8 && registered == 3,
            "it doubles when empty (2, 4, 8) and stops at its max");
-    EXPECT(buffer_pool_get(&p) == NULL && p.peak == 8, "then NULL; the peak is 8");
+    EXPECT(buffer_pool_get(&p) == NULL, "then NULL");
     for (int i = 0; i < 8; i++) {
         const struct pool_chunk *k = chunk_of(&p, out[i]);
         EXPECT(k && (char *)out[i]->addr >= k->region &&
@@ -112,30 +111,13 @@ static int growing(void)
         for (int j = 0; j < i; j++)
             EXPECT(out[j] != out[i] && out[j]->addr != out[i]->addr, "handed out once");
     }
-    buffer_pool_release(&p, out[0]);
-    buffer_pool_trim(&p, 2.0);
-    EXPECT(p.count == 8 && p.peak == 8, "no trim while a buffer is out");
-    for (int i = 1; i < 8; i++)
+    for (int i = 0; i < 8; i++)
         buffer_pool_release(&p, out[i]);
-    buffer_pool_trim(&p, 4.0);
-    EXPECT(p.count == 8 && p.free == 8 && p.peak == 0, "a trim after a peak of 8 keeps all");
-    EXPECT(take_all(&p, out, 3) == 3, "3 in use at once");
-    for (int i = 0; i < 3; i++)
-        buffer_pool_release(&p, out[i]);
-    buffer_pool_trim(&p, 6.0);
-    EXPECT(p.count == 4 && p.free == 4 && registered == 2 &&
-               accounted[MEM_BUF_BOUNCE] == (long)(4 * SIZE + 8 * sizeof(struct pool_buffer)),
-           "after a peak of 3 the chunk of 4 the peak did not reach is given back");
-    buffer_pool_trim(&p, 6.5);
-    EXPECT(p.count == 4, "not again within a second");
-    buffer_pool_trim(&p, 8.0 + 1.0);
-    EXPECT(p.count == 2 && registered == 1, "a peak of 0: back to the initial chunk");
-    buffer_pool_trim(&p, 10.0);
-    EXPECT(p.count == 2 && registered == 1, "never below it");
+    EXPECT(p.count == 8 && p.free == 8 && registered == 3, "released: all free, none given back");
     int seen = 0;
     for (int i = 0, n = take_all(&p, out, 16); i < n; i++)
         seen |= 1 << out[i]->index;
-    EXPECT(seen == 0xff && p.count == 8, "grown again, every index once");
+    EXPECT(seen == 0xff && p.count == 8 && registered == 3, "taken again, every index once");
     for (int i = 0; i < 8; i++)
         buffer_pool_release(&p, out[i]);
     buffer_pool_destroy(&p);

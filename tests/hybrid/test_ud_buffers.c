@@ -10,25 +10,19 @@
  * and rank 0's memory must hold every last value.
  * Usage: test_ud_buffers [PUTS]   (run with ARMCI_HYBRID=ud, without UD faults)
  */
-#include <dlfcn.h>
 #include <mpi.h>
-#include <softib/softib.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "softib_counters.h"
 #include "testutil.h"
 
 /* UD datagrams sent to this process's QPs that found no receive posted (softib counts them
  * against the receiving process). */
 static long ud_drops_nobuf(void)
 {
-    void *softib = dlopen("libsoftib.so.0", RTLD_NOW | RTLD_NOLOAD);
-    CHECK(softib, "not running on softib");
-    int (*counters)(struct softib_counters *) =
-        (int (*)(struct softib_counters *))dlsym(softib, "softib_get_counters");
-    struct softib_counters c = {.size = sizeof(c)};
-    CHECK(counters && counters(&c) == 0, "softib_get_counters failed");
-    dlclose(softib);
+    struct softib_counters c;
+    CHECK(softib_counters_now(&c), "softib's counters cannot be read (not on softib?)");
     return (long)c.ud_drops_nobuf;
 }
 

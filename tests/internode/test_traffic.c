@@ -5,21 +5,17 @@
  * accumulate), and must not move at all for same-node operations.
  * Run with ARMCI_NODE_SIZE=2 and 4 processes.
  */
-#include <dlfcn.h>
 #include <mpi.h>
-#include <softib/softib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "softib_counters.h"
 #include "testutil.h"
-
-typedef int (*get_counters_fn)(struct softib_counters *);
-static get_counters_fn get_counters;
 
 static struct softib_counters now(void)
 {
-    struct softib_counters c = {.size = sizeof(c)};
-    CHECK(get_counters(&c) == 0, "softib_get_counters failed");
+    struct softib_counters c;
+    CHECK(softib_counters_now(&c), "softib_get_counters failed");
     return c;
 }
 
@@ -45,16 +41,14 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     ARMCI_Init();
     int me = armci_msg_me(), n = armci_msg_nproc();
-    void *softib = dlopen("libsoftib.so.0", RTLD_NOW | RTLD_NOLOAD);
-    if (!softib) {
+    struct softib_counters probe;
+    if (!softib_counters_now(&probe)) {
         if (me == 0)
             printf("SKIP: the runtime is not using softib (real HCA?)\n");
         ARMCI_Finalize();
         MPI_Finalize();
         return 77;
     }
-    get_counters = (get_counters_fn)dlsym(softib, "softib_get_counters");
-    CHECK(get_counters != NULL, "softib_get_counters not found");
 
     int remote = -1, local = -1;
     for (int p = 0; p < n; p++) {

@@ -215,12 +215,20 @@ static uint64_t mrs_registered(void)
  * The first large get into memory nobody registered goes zero-copy: it
  * registers the buffer once, and the next get into it reuses that. (Only
  * the first: later buffers may lie in ranges the cache still holds, from
- * memory freed since, and need no registration of their own.)
+ * memory freed since, and need no registration of their own.) The counter
+ * is the whole process's: the runtime's own pools grow by use (on this
+ * side, and in the data server this process may host), so a get of the
+ * same shape into another mapping sizes them first, and the ranks take
+ * their turns (the caller), so that no data server serves anyone else
+ * meanwhile.
  */
 static void first_large_get(void)
 {
     const struct shape *s = &shapes[2]; /* 512x512, packed: 2 MiB */
     size_t bytes = local_extent(s) + 2 * PAD;
+    unsigned char *warm = map(NULL, bytes);
+    get(s, warm + PAD, NULL);
+    check_patch(s, warm + PAD, "get into a mapping that sizes the pools");
     unsigned char *a = map(NULL, bytes);
     uint64_t before = mrs_registered();
     get(s, a + PAD, NULL);
@@ -232,6 +240,7 @@ static void first_large_get(void)
     check_patch(s, a + PAD, "get into the same mapping again");
     CHECK(mrs_registered() == once, "the second get into one mapping registered it again");
     CHECK(munmap(a, bytes) == 0, "munmap");
+    CHECK(munmap(warm, bytes) == 0, "munmap");
 }
 
 /*
@@ -307,8 +316,12 @@ int main(int argc, char **argv)
     if (get_counters) {
         /* Connections first: from here on, no registrations but those of our gets. */
         blocking_gets_small();
+        for (int turn = 0; turn < np; turn++) {
+            ARMCI_Barrier();
+            if (turn == me)
+                first_large_get();
+        }
         ARMCI_Barrier();
-        first_large_get();
     }
     int remapped = 0, malloced = 0;
     for (int r = 0; r < rounds; r++) {

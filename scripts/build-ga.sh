@@ -60,7 +60,7 @@
 #   ARMCI_INSTALL=0       do not install into PREFIX, only check what is there
 #   GA_CACHE_DIR          cache directory (see above)
 #   GA_NPROCS=4 GA_NODE_SIZE=2 GA_TEST_TIMEOUT=600 GA_JOBS=nproc
-#   GA_TIME_BUDGET=1800   seconds for the whole run (build included; 0: no limit):
+#   GA_TIME_BUDGET=1500   seconds for the whole run (build included; 0: no limit):
 #                         tests that would start later are not run and fail the
 #                         run (ga-results.sh); the benchmarks among GA's tests run
 #                         last
@@ -87,12 +87,16 @@ xfail_tests=""
 #     over 15 minutes of CPU on 2 cores whatever the ARMCI.
 #   perfmod.x, perform.x: older copies of perf.x's benchmark (the same GA calls: ga_create,
 #     ga_put, ga_get, ga_acc, ga_fill_patch, ga_distribution over 2-D patches), checking
-#     nothing perf.x does not; 289 s of the suite's 950 s on 2 cores. perf.x, perf2.x and
-#     mir_perf2.x (mirrored arrays) still run.
+#     nothing perf.x does not; 289 s of the suite's 950 s on 2 cores.
+#   perf.x, mir_perf2.x: benchmarks that check no data (they time ga_get/ga_put/ga_acc over
+#     patch sizes, mir_perf2.x on mirrored arrays), 193 s and 97 s of the 659 s make check
+#     took on 2 cores: their figures belong to bench/ga/run.sh, which runs both. perf2.x
+#     (7 s, the same calls on 1-D sections) still runs here.
 skip_tests="global/testing/cache_test.x global/testing/perfmod.x global/testing/perform.x"
+skip_tests="$skip_tests global/testing/perf.x global/testing/mir_perf2.x"
 # GA's benchmarks (they check little): run last, so that a spent time budget
 # skips them first.
-late_tests="global/testing/perf.x global/testing/mir_perf2.x global/testing/perf2.x"
+late_tests="global/testing/perf2.x"
 # GA's tests that fail over libarmci only, for a known libarmci bug or limit:
 # they run, and their failure is reported as KNOWN but fails no run; when one
 # passes, the run says so (then delete it here). Empty this list to make
@@ -167,7 +171,7 @@ jobs=${GA_JOBS:-$(nproc)}
 np=${GA_NPROCS:-4}
 node_size=${GA_NODE_SIZE:-2}
 export GA_TEST_TIMEOUT=${GA_TEST_TIMEOUT:-600}
-budget=${GA_TIME_BUDGET:-1800}
+budget=${GA_TIME_BUDGET:-1500}
 
 prefix=""
 if [ "$mode" = odcm ] && [ -n "$prefix_arg" ]; then

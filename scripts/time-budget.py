@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The time budget of a meson test run: every test at most 60 % of its limit.
+"""The time budget of a meson test run: every test at most half of its limit.
 
-    scripts/time-budget.py BUILD_DIR [--multiplier M] [--share 0.6] [--top 12] [--limits FILE]
+    scripts/time-budget.py BUILD_DIR [--multiplier M] [--share 0.5] [--top 12] [--limits FILE]
 
 Reads the durations of the last `meson test` in BUILD_DIR (meson-logs/testlog.json) and the
 limits of the tests (`meson introspect --tests`, times M, the run's --timeout-multiplier),
@@ -67,7 +67,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("build")
     ap.add_argument("--multiplier", type=float, default=1.0)
-    ap.add_argument("--share", type=float, default=0.6)
+    ap.add_argument("--share", type=float, default=0.5)
     ap.add_argument("--top", type=int, default=12)
     ap.add_argument("--limits", help="the tests' limits as `meson introspect --tests` prints them")
     a = ap.parse_args()

@@ -9,7 +9,8 @@
 #   armci-mpi-tcp, mpi-pr-tcp   the same with Open MPI's shared memory off
 #                 (btl self,tcp, osc pt2pt): the peers' nearest thing to a
 #                 network on one host (not in the default set)
-# Programs: GA's perf.x and perf2.x (bandwidth of get/put/acc by patch size),
+# Programs: GA's perf.x and perf2.x (bandwidth of get/put/acc by patch size), mir_perf2.x
+# (the same on mirrored arrays; they check no data, and the test suite runs only perf2.x),
 # bench/ga/ga_ops.c (NGA_Scatter/NGA_Gather/NGA_Read_inc rates), and GA test
 # programs that do real work (jacobi, mulmatpatchc, scan_copyc, testmatmultc,
 # ga_lu, test). Runs are interleaved (every variant of a program, then the
@@ -37,7 +38,7 @@ out=${RESULTS:-bench/results/ga-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out/logs"
 out=$(cd "$out" && pwd)
 reps=${GA_BENCH_REPS:-3}
-programs=${GA_BENCH_PROGRAMS:-"launch ga_ops perf perf2 jacobi mulmatpatchc scan_copyc testmatmultc ga_lu test"}
+programs=${GA_BENCH_PROGRAMS:-"launch ga_ops perf perf2 mir_perf2 jacobi mulmatpatchc scan_copyc testmatmultc ga_lu test"}
 variants=${GA_BENCH_VARIANTS:-"odcm-1node odcm-2vnodes armci-mpi mpi-pr"}
 declare -A ga
 kinds=$(for v in $variants; do

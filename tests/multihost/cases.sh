@@ -60,7 +60,7 @@ check_run() {
     echo "$why"
 }
 
-# over_budget SECONDS LIMIT: a case over 60 % of its limit fails (the time budget).
+# over_budget SECONDS LIMIT: a case over half of its limit fails (the time budget).
 . "$top/tests/multihost/over-budget.sh"
 
 # run_case NAME TIMEOUT MARKER [VAR=VALUE...] -- PROGRAM ARGS...

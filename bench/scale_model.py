@@ -21,6 +21,15 @@ The model, per process, N processes in M = N / k nodes of k processes:
   runtime      rt_mem = a0 + aN N + aM M + aC C (least squares per application; the
                terms of docs/SCALING.md: per-process index and directory entries,
                per-node segment tables, per-connection records on both ends).
+  registered   buf_mem priced from the pools' sizes in the code (docs/SCALING.md's table
+               of registered pools): every process's bounce buffers (4 x 64 KiB at
+               first), reply pool and connection UD pool; every node's data-server
+               request buffers (one client's allowance of 32 for each client connected,
+               at most 128), out buffers and connection UD pool, shared by its k
+               processes; the hybrid UD pools when on (a server's receives: 64 per client
+               heard from over UD, at most 256; not counted by the report, so the hybrid
+               runs are priced at the middle of that range). On top, what an application
+               grows its bounce buffers to (fitted: the median excess of its runs).
   all-connect  one process connecting to M - 1 nodes: t0 + t1 (M - 1), fitted to the
                one-to-all rows per protocol.
 """
@@ -36,6 +45,36 @@ APPS = ["lu", "randomaccess", "lj"]
 PREDICT_PROCS = [1024, 8192, 65536]
 PREDICT_NODE_SIZES = [1, 6, 16]  # 6: the paper's processes per node
 CAP = 8
+
+# Registered pools (armci/transport/work.c, replies.c, dgram.c; armci/odcm/ud.c;
+# armci/dataserver/resources.c, resources.h): bytes, softib's 4096-byte MTU.
+KIB64 = 65536
+UD_RECV_BUF = 40 + 4096          # GRH + the port's MTU
+REQUEST_BUF = 65688              # a data-server request buffer: header + 64 KiB
+PROC_BUF = 4 * KIB64 + 64 * UD_RECV_BUF + 16 * 128 + 256 * 64   # bounce, connection UD, replies
+NODE_BUF = 2 * KIB64 + 64 * UD_RECV_BUF + 16 * 128              # out buffers, server's UD
+HYBRID_PROC_BUF = (32 + 8) * UD_RECV_BUF                         # client data UD pools
+HYBRID_NODE_BUF = 16 * UD_RECV_BUF                               # server data UD sends
+HYBRID_NODE_RECV = (64 * UD_RECV_BUF, 256 * UD_RECV_BUF)         # one client heard .. all
+
+
+def is_hybrid(run):
+    return run.get("hybrid", "off") not in ("off", "")
+
+
+def request_bufs(clients):
+    """The data server's request buffers: one allowance (32) for each client connected."""
+    return min(128, 32 * max(1, math.ceil(clients)))
+
+
+def priced_buf_mem(k, server_clients, hybrid):
+    """Registered bytes a process from the pools' sizes alone (no growth by use)."""
+    node = request_bufs(server_clients) * REQUEST_BUF + NODE_BUF
+    proc = PROC_BUF
+    if hybrid:
+        proc += HYBRID_PROC_BUF
+        node += HYBRID_NODE_BUF + sum(HYBRID_NODE_RECV) / 2
+    return proc + node / k
 
 # The ODCM paper's published averages (6 processes per node).
 PAPER_PROCS = [128, 256, 512, 1024]
@@ -182,6 +221,16 @@ class Model:
             x = [[1, int(r["procs"]), nodes(int(r["procs"]), int(r["node_size"])),
                   num(r, "c2s_avg")] for r in a]
             self.rt[app] = nonnegative_lstsq(x, [num(r, "rt_mem_avg") for r in a])
+        # What each application grows its bounce buffers to, beyond the pools' sizes: apart
+        # with the hybrid path on, where most small operations go by UD and take none.
+        self.bounce_growth = {}
+        for app in APPS:
+            for hybrid in (False, True):
+                extra = [num(r, "buf_mem_avg") - priced_buf_mem(
+                             int(r["node_size"]), num(r, "s2c_avg"), hybrid)
+                         for r in ok if r["app"] == app and is_hybrid(r) == hybrid
+                         and not math.isnan(num(r, "buf_mem_avg"))]
+                self.bounce_growth[app, hybrid] = max(0.0, median(extra)) if extra else math.nan
         self.connect = {}
         for proto in ("overlap", "serial"):
             pts = [(num(r, "connections"), num(r, "usec")) for r in connect
@@ -199,8 +248,8 @@ class Model:
             c = distinct_nodes(m, self.draws[app])
         return min(c, cap) if cap else c
 
-    def s2c(self, app, n, k, cap=0):
-        return k * self.c2s(app, n, k, cap) if nodes(n, k) > 1 else 0.0
+    def s2c(self, app, n, k, cap=0, run=False):
+        return k * self.c2s(app, n, k, cap, run) if nodes(n, k) > 1 else 0.0
 
     def qp_mem(self, app, n, k, cap=0):
         return self.c2s(app, n, k, cap) * self.qp_pair_bytes
@@ -213,6 +262,12 @@ class Model:
             return math.nan
         a0, an, am, ac = self.rt[app]
         return a0 + an * n + am * nodes(n, k) + ac * self.c2s(app, n, k, cap, run)
+
+    def buf_mem(self, app, n, k, cap=0, hybrid=False, run=False):
+        """Registered bytes a process: the pools' sizes at this job's server load, plus the
+        application's fitted bounce-buffer growth (nothing here grows with n itself)."""
+        return (priced_buf_mem(k, self.s2c(app, n, k, cap, run), hybrid)
+                + self.bounce_growth.get((app, hybrid), math.nan))
 
     def all_connect_us(self, proto, n, k):
         if proto not in self.connect:
@@ -240,23 +295,33 @@ def report(model, scale):
          + [["qp_pair_bytes", fmt(model.qp_pair_bytes, 0), "client + server QP per connection"]]
          + [[f"rt_{a}", " ".join(fmt(v, 2) for v in model.rt[a]),
              "rt_mem = a0 + aN*N + aM*M + aC*C (bytes)"] for a in model.rt]
+         + [[f"bounce_growth_{a}{'_hybrid' if h else ''}", fmt(model.bounce_growth[a, h], 0),
+             "registered bytes a process beyond the pools' sizes (bounce buffers grown)"]
+            for a, h in model.bounce_growth]
          + [[f"connect_{p}", " ".join(fmt(v, 1) for v in model.connect[p]),
              "one-to-all us = t0 + t1*(M-1)"] for p in model.connect])
     lines = []
     for r in scale:
         if r["status"] != "ok":
-            lines.append([r["app"], r["procs"], r["node_size"], r["cap"], r["status"]] + [""] * 6)
+            lines.append([r["app"], r["procs"], r["node_size"], r["cap"], r["status"]] + [""] * 9)
             continue
         n, k, cap = int(r["procs"]), int(r["node_size"]), int(r["cap"])
+        hybrid = is_hybrid(r)
         c_model = model.c2s(r["app"], n, k, cap, run=True)
         rt_model = model.rt_mem(r["app"], n, k, cap, run=True)
+        # the registered pools at the run's own measured server load
+        buf_model = (priced_buf_mem(k, num(r, "s2c_avg"), hybrid)
+                     + model.bounce_growth.get((r["app"], hybrid), math.nan))
         lines.append([r["app"], n, k, cap, r["status"], r["c2s_avg"], fmt(c_model, 2),
                       fmt(num(r, "c2s_avg") / c_model if c_model else math.nan, 2),
                       r["rt_mem_avg"], fmt(rt_model, 0),
-                      fmt(num(r, "rt_mem_avg") / rt_model, 2)])
+                      fmt(num(r, "rt_mem_avg") / rt_model, 2),
+                      r.get("buf_mem_avg", ""), fmt(buf_model, 0),
+                      fmt(num(r, "buf_mem_avg") / buf_model, 2)])
     emit("model vs runs",
          ["app", "procs", "node_size", "cap", "status", "c2s_avg", "c2s_model", "c2s_ratio",
-          "rt_mem_avg", "rt_mem_model", "rt_mem_ratio"], lines)
+          "rt_mem_avg", "rt_mem_model", "rt_mem_ratio", "buf_mem_avg", "buf_mem_model",
+          "buf_mem_ratio"], lines)
     pred = []
     for app in APPS:
         for n in PREDICT_PROCS:
@@ -270,12 +335,15 @@ def report(model, scale):
                              fmt(model.static_qp_mem(n, k) / 1024, 0),
                              fmt(model.rt_mem(app, n, k) / 1024, 0),
                              fmt(model.rt_mem(app, n, k, CAP) / 1024, 0),
+                             fmt(model.buf_mem(app, n, k) / 1024, 0),
+                             fmt(model.buf_mem(app, n, k, CAP, hybrid=True) / 1024, 0),
                              fmt(model.all_connect_us("overlap", n, k) / 1000, 1),
                              fmt(model.all_connect_us("serial", n, k) / 1000, 1)])
     emit(f"predictions (cap = {CAP})",
          ["app", "procs", "node_size", "nodes", "c2s", "c2s_cap", "s2c", "s2c_cap",
           "static_c2s", "static_s2c", "qp_mem_kib", "qp_mem_cap_kib", "static_qp_mem_kib",
-          "rt_mem_kib", "rt_mem_cap_kib", "all_connect_overlap_ms", "all_connect_serial_ms"],
+          "rt_mem_kib", "rt_mem_cap_kib", "buf_mem_kib", "buf_mem_cap_hybrid_kib",
+          "all_connect_overlap_ms", "all_connect_serial_ms"],
          pred)
     paper = []
     for app in APPS:

@@ -438,6 +438,10 @@ def plot(model, scale, out):
                       lambda r: model.rt_mem(r["app"], int(r["procs"]), int(r["node_size"]),
                                              int(r["cap"]), run=True),
                       "bench/scale.sh runs: runtime memory per process (KiB)", unit=1024)
+    if not model.connect:  # no CONNECT_CSV: nothing to draw on a log scale there
+        a_time.set_xscale("linear")
+        a_time.set_yscale("linear")
+        a_time.set_title("all-connect time: no bench_connect CSV given", fontsize=10)
     for a in ax.flat:
         a.grid(True, which="both", alpha=0.3)
         a.legend(fontsize=7, loc="upper left")

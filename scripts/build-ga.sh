@@ -91,7 +91,7 @@ xfail_tests=""
 #   perf.x, mir_perf2.x: benchmarks that check no data (they time ga_get/ga_put/ga_acc over
 #     patch sizes, mir_perf2.x on mirrored arrays), 193 s and 97 s of the 659 s make check
 #     took on 2 cores: their figures belong to bench/ga/run.sh, which runs both. perf2.x
-#     (7 s, the same calls on 1-D sections) still runs here.
+#     (7 s: contiguous and strided NGA_Put/Get/Acc, against ARMCI's perf.x) still runs here.
 skip_tests="global/testing/cache_test.x global/testing/perfmod.x global/testing/perform.x"
 skip_tests="$skip_tests global/testing/perf.x global/testing/mir_perf2.x"
 # GA's benchmarks (they check little): run last, so that a spent time budget

@@ -48,6 +48,7 @@ struct conn {
     struct cm_terms server_terms;
     bool server_ready; /* ACK received: the server's QP is RTS */
     bool establishing; /* our QP's RTR/RTS are under way in the background */
+    bool watched;      /* in ondemand.c's list of connections being set up or closed */
     bool established;  /* our QP is RTS */
     double next_retry; /* retransmission deadline */
     double rto;        /* current retransmission timeout */

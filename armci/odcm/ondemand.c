@@ -172,18 +172,29 @@ static double rto_ceiling(void)
     return retransmit_limit(RETRANSMIT_CEILING, setup_timeout(), cfg.connect_rto);
 }
 
+/*
+ * Starts the timers of a setup or a close. A connection is in the list once at most: one
+ * that breaks while it closes is set up anew from there (recovery), and a second entry
+ * would outlive it once it closed (its retransmissions then read a freed record).
+ */
 static void watch(struct conn *c)
 {
     c->setup_begin = c->silent_since = progressed_at = now_seconds();
     c->retries = 0;
     c->rto = MIN(MAX(MAX(cfg.connect_rto, 2 * srtt), backed_off_rto), rto_ceiling());
     c->next_retry = c->setup_begin + c->rto;
+    if (c->watched)
+        return;
+    c->watched = true;
     GROW_FOR_ONE(connecting, nconnecting, capconnecting, 8, xrealloc);
     connecting[nconnecting++] = c;
 }
 
 static void unwatch(struct conn *c)
 {
+    if (!c->watched)
+        return;
+    c->watched = false;
     SWAP_REMOVE(connecting, nconnecting, c);
 }
 

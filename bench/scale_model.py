@@ -50,7 +50,7 @@ CAP = 8
 # armci/dataserver/resources.c, resources.h): bytes, softib's 4096-byte MTU.
 KIB64 = 65536
 UD_RECV_BUF = 40 + 4096          # GRH + the port's MTU
-REQUEST_BUF = 65688              # a data-server request buffer: header + 64 KiB
+REQUEST_BUF = 152 + 8192          # a data-server request buffer: header + ARMCI_SERVER_BUF_SIZE
 PROC_BUF = 4 * KIB64 + 64 * UD_RECV_BUF + 16 * 128 + 256 * 64   # bounce, connection UD, replies
 NODE_BUF = 2 * KIB64 + 64 * UD_RECV_BUF + 16 * 128              # out buffers, server's UD
 HYBRID_PROC_BUF = (32 + 8) * UD_RECV_BUF                         # client data UD pools

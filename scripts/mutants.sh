@@ -58,6 +58,11 @@ replay_skipped rma-rc-break-4x2
 replay_reordered rma-rc-break-4x2 ordering-rc-break-4x2
 server_drops_broken exactly-once-broken-ends-4x1
 pull_failure_kept exactly-once-broken-ends-4x1 exactly-once-rc-break-4x1 fuzz-corpus-dgram
+pulled_unread pulled-hotspot-recovery-off-4x1 pulled-recovery-off-4x1 rma-4x2
+log_full_depth pools-by-use-6x1
+chain_grown_unlinked chain-2x1 rma-4x2
+log_grown_inline_stale chain-client-4x2 rma-rc-break-static-4x2 rma-rc-break-serial-4x2
+pulled_failure_served exactly-once-pulled-hotspot-4x1 exactly-once-broken-ends-4x1 exactly-once-rc-break-4x1
 replay_headers_only exactly-once-server-loses-4x1
 in_place_released_at_send exactly-once-server-loses-4x1 exactly-once-both-ends-4x1
 dgram_fence_noop exactly-once-ud-faults-4x1

@@ -60,8 +60,10 @@ const struct config_entry config_table[] = {
     {"ARMCI_SERVER_BUFS", CFG_INT, FIELD(server_bufs), "128", 4, 1L << 16, NULL, false,
      "most receive buffers in each data server's shared receive queue: it starts with one "
      "client's ARMCI_SERVER_CREDITS and grows by as many for each client connected"},
-    {"ARMCI_SERVER_BUF_SIZE", CFG_SIZE, FIELD(server_buf_size), "65536", 1024, 16 * MiB, NULL,
-     true, "payload bytes per data-server request"},
+    {"ARMCI_SERVER_BUF_SIZE", CFG_SIZE, FIELD(server_buf_size), "8192", 1024, 16 * MiB, NULL,
+     true,
+     "payload bytes a data server's request buffer holds: an update's larger payload stays at "
+     "the client, and the server reads it by RDMA (pieces up to ARMCI_BOUNCE_SIZE)"},
     {"ARMCI_SERVER_POLL", CFG_BOOL, FIELD(server_poll), "0", 0, 0, NULL, false,
      "the data server spins instead of sleeping when idle"},
     {"ARMCI_SERVER_SPIN_US", CFG_DOUBLE, FIELD(server_spin_us), "100", 0, 1e6, NULL, false,

@@ -33,6 +33,10 @@ enum fault {
      * data server receives: the loss an unlock that is not waited for does not survive (found
      * only when it waits: a lost unlock costs about the RC timeout, ARMCI_IB_TIMEOUT) */
     FAULT_SERVER_LOSES_UNLOCKS = 1 << 9,
+    /* with FAULT_SERVER_BREAKS: before each break the data server stops for 2 ms (as one
+     * descheduled on a busy node), so requests pile up behind, and it counts its end broken
+     * at once: they are served on an end that broke (DESIGN.md 10.1, rule 3) */
+    FAULT_SERVER_BACKLOG = 1 << 10,
 };
 
 /* How often the break points above break a connection: every this many posts (client) or

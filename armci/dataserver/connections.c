@@ -10,6 +10,7 @@
 #include "dataserver/credits.h"
 #include "dataserver/locks.h"
 #include "dataserver/answers.h"
+#include "dataserver/pulls.h"
 #include "dataserver/resources.h"
 #include "dataserver/sends.h"
 #include "dataserver/engine.h"
@@ -78,6 +79,7 @@ static void conn_retire(struct server_conn *sc)
 {
     while (sc->sq_posted > 0)
         server_drain_sends();
+    pulls_forget_conn(sc);
     answers_forget_conn(sc);
     intmap_remove(&by_qpn, sc->qp->qp_num);
     credits_leave(sc);

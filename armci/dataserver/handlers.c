@@ -17,6 +17,7 @@
 #include "core/wr_id.h"
 #include "dataserver/handlers.h"
 #include "dataserver/locks.h"
+#include "dataserver/pulls.h"
 #include "dataserver/registry.h"
 #include "dataserver/answers.h"
 #include "dataserver/sends.h"
@@ -27,6 +28,9 @@
  * client's data). It stays unexecuted, its number unused, for the client's replay to bring
  * again (DESIGN.md 10.1, rule 4). Never on the wire. */
 #define DS_UNSERVED (-1)
+/* Not an answer yet: a read of the client's data is in flight (pulls.h); serve_pulled ends
+ * the request. Never on the wire. */
+#define DS_PENDING (-2)
 
 /* The node-local process whose memory a request targets (for its accumulate lock). */
 static bool target_local_index(const struct ds_message *rq, int *local)
@@ -78,8 +82,8 @@ static bool packed_layout(const struct ds_message *rq, struct stride_desc *d, si
     return true;
 }
 
-/* Scatters (put/acc) the packed payload over the strided region at addr. */
-static int do_unpack(const struct ds_message *rq, size_t payload, bool accumulate)
+/* Scatters (put/acc) the packed payload `data` over the strided region at addr. */
+static int do_unpack(const struct ds_message *rq, const void *data, size_t payload, bool accumulate)
 {
     struct stride_desc d;
     size_t extent, packed;
@@ -93,7 +97,7 @@ static int do_unpack(const struct ds_message *rq, size_t payload, bool accumulat
         return DS_EFAULT;
 
     char *base = (char *)(uintptr_t)rq->addr;
-    const char *src = (const char *)(rq + 1);
+    const char *src = data;
     size_t chunk = (size_t)d.count[0];
     struct stride_iter it;
     if (accumulate)
@@ -198,8 +202,9 @@ static int do_get_packed(struct server_conn *sc, const struct ds_message *rq)
 
 /*
  * A strided put whose data the client left in place: one RDMA read from the
- * client straight into the region's chunks. Waiting for it keeps the
- * connection's requests in order (the next one may touch the same bytes).
+ * client straight into the region's chunks, served when it completes
+ * (serve_pulled); the connection's next requests wait for it (pulls.h), as
+ * the next one may touch the same bytes.
  */
 static int do_put_pull(struct server_conn *sc, const struct ds_message *rq, size_t payload)
 {
@@ -213,21 +218,17 @@ static int do_put_pull(struct server_conn *sc, const struct ds_message *rq, size
         return DS_EFAULT;
     struct ibv_sge sge[RC_QP_MAX_SGE];
     int n = region_sges(rq, &d, lkey, sge);
-    int rc = server_pull(sc, sge, n, rq->reply_addr, rq->reply_rkey);
-#if !ARMCI_MUTANT_IS(pull_failure_kept)
-    if (rc == EPIPE)
-        return DS_UNSERVED;
-#endif
-    return rc ? DS_EFAULT : DS_OK;
+    return pull_start(sc, rq, sge, n, NULL, 0) ? DS_UNSERVED : DS_PENDING;
 }
 
 /* I/O vectors: `value` segments of `len` bytes at the addresses leading the payload. */
-static int do_iov(struct server_conn *sc, const struct ds_message *rq, size_t payload)
+static int do_iov(struct server_conn *sc, const struct ds_message *rq, const void *payload_data,
+                  size_t payload)
 {
     if (rq->value <= 0 || rq->value > (int64_t)(payload / sizeof(uint64_t)) || rq->len == 0)
         return DS_EINVAL;
     size_t k = (size_t)rq->value, len = (size_t)rq->len, total, expected;
-    const uint64_t *addrs = (const uint64_t *)(rq + 1);
+    const uint64_t *addrs = payload_data;
     /* Sizes that wrap around would pass the checks below with a tiny payload. */
     if (__builtin_mul_overflow(k, len, &total) ||
         __builtin_add_overflow(k * sizeof(uint64_t), rq->op == DS_GET_IOV ? 0 : total, &expected) ||
@@ -279,18 +280,20 @@ static void answer_request(struct server_conn *sc, const struct ds_message *rq, 
     server_answer(sc, rq->token, status, value, batched && status == DS_OK);
 }
 
-/* Executes one new request; DS_QUEUED or a lock's grant means it answered itself (a lock). */
-static int execute(struct server_conn *sc, struct ds_message *rq, size_t payload, int64_t *value)
+/* Executes one new request whose `payload` bytes are at data; DS_QUEUED or a lock's grant
+ * means it answered itself (a lock). */
+static int execute(struct server_conn *sc, struct ds_message *rq, const void *data, size_t payload,
+                   int64_t *value)
 {
     switch (rq->op) {
     case DS_ACC:
-        return serve_acc(rq, rq + 1, payload);
+        return serve_acc(rq, data, payload);
     case DS_RMW:
         return serve_rmw(rq, value);
     case DS_PUT_PACKED:
-        return do_unpack(rq, payload, false);
+        return do_unpack(rq, data, payload, false);
     case DS_ACC_PACKED:
-        return do_unpack(rq, payload, true);
+        return do_unpack(rq, data, payload, true);
     case DS_GET_PACKED:
         return do_get_packed(sc, rq);
     case DS_PUT_PULL:
@@ -298,10 +301,75 @@ static int execute(struct server_conn *sc, struct ds_message *rq, size_t payload
     case DS_PUT_IOV:
     case DS_GET_IOV:
     case DS_ACC_IOV:
-        return do_iov(sc, rq, payload);
+        return do_iov(sc, rq, data, payload);
     default:
         return DS_EINVAL;
     }
+}
+
+/*
+ * A pulled request (DS_PULLED): an update whose SEND was its header alone,
+ * the payload its op and sizes imply waiting at the client. Read into an
+ * out buffer, then served from there (serve_pulled), the connection's next
+ * requests waiting until then. A payload bigger than an out buffer is
+ * malformed (a client cuts pieces to fit).
+ */
+static int execute_pulled(struct server_conn *sc, struct ds_message *rq, size_t sent)
+{
+    size_t payload;
+    if (sent || !ds_op_shares_send(rq->op) || !ds_shared_payload(rq, &payload) || payload == 0 ||
+        payload > server_out_buf_size())
+        return DS_EINVAL;
+    struct pool_buffer *o = server_out_buf_get();
+#if ARMCI_MUTANT_IS(pulled_unread)
+    serve_pulled(sc, rq, o, payload, IBV_WC_SUCCESS); /* the bug: whatever the buffer held */
+    return DS_PENDING;
+#endif
+    struct ibv_sge into = {
+        .addr = (uintptr_t)o->addr, .length = (uint32_t)payload, .lkey = o->lkey};
+    if (pull_start(sc, rq, &into, 1, o, payload) == 0)
+        return DS_PENDING;
+    server_out_buf_put(o);
+    return DS_UNSERVED;
+}
+
+/* The end of a new request: `status` DS_UNSERVED leaves it for the replay; otherwise it is
+ * served (its number used, a refusal's or an Rmw's answer kept) and answered. */
+static void finish_request(struct server_conn *sc, const struct ds_message *rq, int status,
+                           int64_t value, bool ends_send)
+{
+    if (status == DS_UNSERVED) {
+        engine_count_unserved();
+        return; /* no answer: the connection that would carry it failed */
+    }
+    engine_served(sc->engine, rq->seq);
+    if (rq->op == DS_RMW || status != DS_OK)
+        engine_keep(sc->engine, rq->seq, status, value);
+    answer_request(sc, rq, status, value, ends_send);
+}
+
+void serve_pulled(struct server_conn *sc, struct ds_message *rq, struct pool_buffer *out,
+                  size_t payload, int wc_status)
+{
+    /* The client's memory refused the read (its address or key): the request's fault. Any
+     * other failure is the connection's, which the client replaces and replays it on. */
+    int status = wc_status == IBV_WC_SUCCESS          ? DS_OK
+                 : wc_status == IBV_WC_REM_ACCESS_ERR ? DS_EFAULT
+                                                      : DS_UNSERVED;
+#if ARMCI_MUTANT_IS(pull_failure_kept)
+    if (status == DS_UNSERVED && !out)
+        status = DS_EFAULT; /* the bug: a broken read into place answered as the client's fault */
+#endif
+#if ARMCI_MUTANT_IS(pulled_failure_served)
+    if (status == DS_UNSERVED && out)
+        status = DS_OK; /* the bug: what the broken read left is applied, its number used */
+#endif
+    int64_t value = 0;
+    if (status == DS_OK && out)
+        status = execute(sc, rq, out->addr, payload, &value);
+    if (out)
+        server_out_buf_put(out);
+    finish_request(sc, rq, status, value, true); /* a pull ends its SEND (serve_message) */
 }
 
 /*
@@ -330,7 +398,7 @@ static void serve_replay(struct server_conn *sc, struct ds_message *rq, size_t p
         return;
     }
     if (rq->op == DS_GET_PACKED || rq->op == DS_GET_IOV) {
-        status = execute(sc, rq, payload, &value);
+        status = execute(sc, rq, rq + 1, payload, &value);
     } else if (!engine_kept(sc->engine, rq->seq, &status, &value) &&
                (rq->op == DS_RMW || rq->op == DS_UNLOCK)) {
         armci_warn("data server: rank %d replayed request %llu, whose answer is no longer kept",
@@ -380,15 +448,13 @@ static void serve_request(struct server_conn *sc, struct ds_message *rq, size_t 
         engine_keep(sc->engine, rq->seq, status, 0);
         return;
     }
-    status = execute(sc, rq, payload, &value);
-    if (status == DS_UNSERVED) {
-        engine_count_unserved();
-        return; /* no answer: the connection that would carry it failed */
-    }
-    engine_served(sc->engine, rq->seq);
-    if (rq->op == DS_RMW || status != DS_OK)
-        engine_keep(sc->engine, rq->seq, status, value);
-    answer_request(sc, rq, status, value, ends_send);
+    if (rq->flags & DS_PULLED)
+        status = execute_pulled(sc, rq, payload);
+    else
+        status = execute(sc, rq, rq + 1, payload, &value);
+    if (status == DS_PENDING)
+        return; /* served when its read completes (serve_pulled) */
+    finish_request(sc, rq, status, value, ends_send);
 }
 
 /*
@@ -405,7 +471,7 @@ void serve_message(struct server_conn *sc, struct ds_message *rq, size_t bytes)
         return; /* not even a token to answer */
     }
     for (;;) {
-        if (!rq->more) {
+        if (!(rq->flags & DS_MORE)) {
             serve_request(sc, rq, bytes - sizeof(*rq), true);
             return;
         }

@@ -6,9 +6,16 @@
 
 #include "wire/protocol.h"
 #include "dataserver/server_conn.h"
+#include "verbs/buffer_pool.h"
 
-/* Executes one request received from sc (`bytes` long) and answers it. */
+/* Executes one request received from sc (`bytes` long) and answers it; a pull's once its
+ * read completes (serve_pulled). */
 void serve_message(struct server_conn *sc, struct ds_message *rq, size_t bytes);
+
+/* Serves rq, whose read (pulls.h) completed with wc_status: from out (payload bytes) for a
+ * pulled payload, or in place (out NULL); a broken read leaves it for the replay. */
+void serve_pulled(struct server_conn *sc, struct ds_message *rq, struct pool_buffer *out,
+                  size_t payload, int wc_status);
 
 /*
  * Requests that need no connection (the UD data path reuses them): an

@@ -43,9 +43,11 @@ void resources_create(completion_fn on_request)
     int nbufs = cfg.server_bufs;
     endpoint_create(&ds_res.requests, "data server requests",
                     nbufs + cm_server_recv_cq_entries() + dgram_recv_cq_entries() + 16, true);
+    /* With a channel: a loop with reads of client data in flight wakes on their completions
+     * (pulls.h). */
     endpoint_create(&ds_res.sends, "data server sends",
                     server_send_budget() + cm_server_send_cq_entries() + dgram_send_cq_entries(),
-                    false);
+                    true);
     /* One client's worth of request buffers at first; more as clients connect. */
     recv_pool_create(&ds_res.bufs, "data server request buffers", MIN(nbufs, cfg.server_credits),
                      nbufs, sizeof(struct ds_message) + cfg.server_buf_size, vdev.pd,

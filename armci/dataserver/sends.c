@@ -1,7 +1,6 @@
 /* The data server's send side (sends.h). */
 #include "dataserver/sends.h"
 
-#include <errno.h>
 #include <string.h>
 
 #include "core/config.h"
@@ -18,7 +17,7 @@ static int sends_posted; /* over all connections, against server_send_budget() *
  * is now in error and the client sees that on its side. It costs that
  * client its connection, never the server or its other clients.
  */
-static void send_done(struct server_conn *sc, const struct ibv_wc *wc)
+void server_send_completed(struct server_conn *sc, const struct ibv_wc *wc)
 {
     sc->sq_posted--;
     sends_posted--;
@@ -38,9 +37,18 @@ static void send_done(struct server_conn *sc, const struct ibv_wc *wc)
         cm_server_tell_broken(sc->client);
 }
 
+void server_end_broke(struct server_conn *sc, const char *why)
+{
+    if (sc->broken)
+        return;
+    armci_warn("data server: its end of client rank %d's connection broke (%s)", sc->client, why);
+    sc->broken = true;
+    cm_server_tell_broken(sc->client);
+}
+
 static void on_reply_sent(void *ctx, const struct ibv_wc *wc)
 {
-    send_done(wr_id_pointer(wc->wr_id), wc);
+    server_send_completed(wr_id_pointer(wc->wr_id), wc);
 }
 
 static void on_out_buf_sent(void *ctx, const struct ibv_wc *wc)
@@ -48,29 +56,13 @@ static void on_out_buf_sent(void *ctx, const struct ibv_wc *wc)
     struct pool_buffer *o = wr_id_pointer(wc->wr_id);
     struct server_conn *sc = o->owner;
     buffer_pool_release(&ds_res.out, o);
-    send_done(sc, wc);
-}
-
-/* One RDMA read of client data (server_pull): in flight until its completion says how it went. */
-struct pull {
-    struct server_conn *sc;
-    bool done;
-    int status; /* enum ibv_wc_status */
-};
-
-static void on_pulled(void *ctx, const struct ibv_wc *wc)
-{
-    struct pull *p = wr_id_pointer(wc->wr_id);
-    p->done = true;
-    p->status = wc->status;
-    send_done(p->sc, wc);
+    server_send_completed(sc, wc);
 }
 
 void sends_init(void)
 {
     endpoint_on(&ds_res.sends, WR_TAG_POINTER, on_reply_sent, NULL);
     endpoint_on(&ds_res.sends, WR_TAG_OUTBUF, on_out_buf_sent, NULL);
-    endpoint_on(&ds_res.sends, WR_TAG_PULL, on_pulled, NULL);
 }
 
 void server_drain_sends(void)
@@ -81,33 +73,6 @@ void server_drain_sends(void)
 int server_sends_in_flight(void)
 {
     return sends_posted;
-}
-
-int server_pull(struct server_conn *sc, const struct ibv_sge *into, int n, uint64_t raddr,
-                uint32_t rkey)
-{
-    if (sc->broken)
-        return EPIPE;
-    struct pull p = {.sc = sc};
-    struct ibv_send_wr wr = {
-        .wr_id = wr_id_make((uintptr_t)&p, WR_TAG_PULL),
-        .sg_list = (struct ibv_sge *)into,
-        .num_sge = n,
-        .opcode = IBV_WR_RDMA_READ,
-        .send_flags = IBV_SEND_SIGNALED,
-        .wr = {.rdma = {.remote_addr = raddr, .rkey = rkey}},
-    };
-    server_reserve_sends(sc, 2); /* the read and the answer */
-    server_post_send(sc, &wr);
-    if (sc->broken)
-        return EPIPE;
-    while (!p.done)
-        server_drain_sends();
-    if (p.status == IBV_WC_SUCCESS)
-        return 0;
-    /* The client's memory refused the read (its address or key): the request's fault. Any other
-     * failure is the connection's, which the client replaces and replays the request on. */
-    return p.status == IBV_WC_REM_ACCESS_ERR ? EFAULT : EPIPE;
 }
 
 void server_reserve_sends(struct server_conn *sc, int n)
@@ -121,12 +86,27 @@ size_t server_out_buf_size(void)
     return ds_res.out.size;
 }
 
+static void (*out_buf_wait)(void); /* what else gives out buffers back (server.c) */
+
+void sends_on_out_buf_wait(void (*fn)(void))
+{
+    out_buf_wait = fn;
+}
+
 struct pool_buffer *server_out_buf_get(void)
 {
     struct pool_buffer *o;
-    while (!(o = buffer_pool_get(&ds_res.out)))
+    while (!(o = buffer_pool_get(&ds_res.out))) {
         server_drain_sends();
+        if (out_buf_wait)
+            out_buf_wait();
+    }
     return o;
+}
+
+void server_out_buf_put(struct pool_buffer *o)
+{
+    buffer_pool_release(&ds_res.out, o);
 }
 
 void server_post_send(struct server_conn *sc, struct ibv_send_wr *wr)

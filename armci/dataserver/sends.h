@@ -1,8 +1,8 @@
 /*
  * The data server's send side: posting on a client's QP within the send
- * queue's and the send CQ's room, the completions of what was posted, the
- * out buffers, and RDMA reads of client data. A failed send breaks only its
- * client's connection. Used by the request handlers and the replies.
+ * queue's and the send CQ's room, the completions of what was posted, and
+ * the out buffers. A failed send breaks only its client's connection. Used
+ * by the request handlers, the pulls and the replies.
  */
 #ifndef ARMCI_DATASERVER_SENDS_H
 #define ARMCI_DATASERVER_SENDS_H
@@ -15,6 +15,12 @@
 
 /* Registers the send completion handlers on the server's send endpoint. */
 void sends_init(void);
+/* Accounts a completion of work posted on sc; a failed one breaks sc (the client replaces
+ * its connection). For handlers of other tags on the send endpoint (pulls.c). */
+void server_send_completed(struct server_conn *sc, const struct ibv_wc *wc);
+/* sc's end is in error, known here before any completion says so (a test break point):
+ * nothing more is sent on it, and its client is told to connect anew. */
+void server_end_broke(struct server_conn *sc, const char *why);
 /* Handles the send completions there are (never blocks). */
 void server_drain_sends(void);
 /* Sends posted and not yet completed, over all connections. */
@@ -29,19 +35,13 @@ void server_reserve_sends(struct server_conn *sc, int n);
  */
 void server_post_send(struct server_conn *sc, struct ibv_send_wr *wr);
 
-/* An out buffer (waits for one to be free); its completion releases it. */
+/* An out buffer (waits for one to be free); its completion releases it, or
+ * server_out_buf_put when nothing was posted from it (a pulled payload's). */
 struct pool_buffer *server_out_buf_get(void);
+/* While server_out_buf_get waits, it also calls fn: pulled payloads whose reads completed hold
+ * out buffers until they are served (server.c). */
+void sends_on_out_buf_wait(void (*fn)(void));
+void server_out_buf_put(struct pool_buffer *o);
 size_t server_out_buf_size(void);
-
-/*
- * RDMA-reads from the client of sc (raddr/rkey, contiguous) into the n
- * registered pieces `into`, and waits until the data is there: the
- * connection's next request may touch the same memory. 0; EFAULT when the
- * client's memory refused the read (its address or key); EPIPE when the
- * connection failed (broken before or under the read: the request is for
- * the replay on the client's next connection).
- */
-int server_pull(struct server_conn *sc, const struct ibv_sge *into, int n, uint64_t raddr,
-                uint32_t rkey);
 
 #endif

@@ -8,8 +8,10 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/config.h"
 #include "core/error.h"
@@ -25,6 +27,7 @@
 #include "dataserver/linger.h"
 #include "dataserver/link_server.h"
 #include "dataserver/locks.h"
+#include "dataserver/pulls.h"
 #include "dataserver/registry.h"
 #include "dataserver/answers.h"
 #include "dataserver/resources.h"
@@ -49,7 +52,29 @@ static struct {
 /* The test point FAULT_SERVER_LOSES_UNLOCKS: whether a received SEND is an unlock alone. */
 static bool is_unlock(const struct ds_message *m, uint32_t len)
 {
-    return len >= sizeof(*m) && m->op == DS_UNLOCK && !m->more;
+    return len >= sizeof(*m) && m->op == DS_UNLOCK && !(m->flags & DS_MORE);
+}
+
+/* The test point FAULT_SERVER_BREAKS: our end breaks under the answers just sent; with
+ * FAULT_SERVER_BACKLOG after requests piled up behind, which are then served on an end known
+ * to be broken. */
+static void break_point(struct server_conn *sc)
+{
+    bool backlog = fault_injected(FAULT_SERVER_BACKLOG);
+    if (backlog)
+        usleep(2000);
+    rc_qp_to_error(sc->qp, "a test break point");
+    if (backlog)
+        server_end_broke(sc, "a test break point");
+}
+
+/* Serves a message received from sc, len bytes. */
+static void serve_received(struct server_conn *sc, struct ds_message *m, size_t len)
+{
+    sc->last_served = ++loop.served;
+    serve_message(sc, m, len);
+    if (fault_injected(FAULT_SERVER_BREAKS) && loop.served % FAULT_BREAK_EVERY == 0)
+        break_point(sc);
 }
 
 static void on_request(void *ctx, const struct ibv_wc *wc)
@@ -77,11 +102,41 @@ static void on_request(void *ctx, const struct ibv_wc *wc)
         rc_qp_to_error(sc->qp, "a test break point (a received unlock lost)");
         return;
     }
-    sc->last_served = ++loop.served;
-    serve_message(sc, m, wc->byte_len);
-    /* The test point FAULT_SERVER_BREAKS: our end breaks under the answers just sent. */
-    if (fault_injected(FAULT_SERVER_BREAKS) && loop.served % FAULT_BREAK_EVERY == 0)
-        rc_qp_to_error(sc->qp, "a test break point");
+    if (pull_holds(sc)) {
+        pull_park(sc, m, wc->byte_len); /* behind a read of sc's data (pulls.h) */
+        return;
+    }
+    serve_received(sc, m, wc->byte_len);
+}
+
+/* Pulls whose reads completed are served, which gives their out buffers back; what waited
+ * behind each goes on at the loop's top (finish_pulls). Also called while an out buffer is
+ * waited for, in the middle of serving another request. */
+static void serve_done_pulls(void)
+{
+    struct pull *p;
+    while ((p = pull_next_done())) {
+        serve_pulled(p->sc, &p->rq, p->out, p->payload, p->status);
+        pull_resume(p->sc);
+        pull_free(p);
+    }
+}
+
+/* The loop's top: served pulls, then the messages that waited behind them, in order, until a
+ * connection's next pull is in flight. */
+static void finish_pulls(void)
+{
+    serve_done_pulls();
+    struct server_conn *sc;
+    while ((sc = pull_next_resumed())) {
+        void *m;
+        size_t len;
+        while (!sc->pull && pull_unpark(sc, &m, &len)) {
+            serve_received(sc, m, len);
+            free(m);
+        }
+        serve_done_pulls();
+    }
 }
 
 /* Ends the loop once it has answered what it received (a STOP on the local link). */
@@ -94,6 +149,8 @@ void server_init(void)
 {
     resources_create(on_request);
     sends_init();
+    sends_on_out_buf_wait(serve_done_pulls);
+    pulls_init();
     registry_init(locks_forget_range);
     link_listen(set_stop);
     cm_server_init(&ds_res.sends, &ds_res.requests, &server_conn_ops);
@@ -115,14 +172,28 @@ static void check_channels(void)
     dgram_server_check_channel();
 }
 
-/* Sleeps until a completion or a local request arrives. */
+/* Sleeps until a request, a local request or (with reads of client data in flight) a send
+ * completion arrives. */
 static void wait_for_work(void)
 {
     check_channels();
     int nlink;
-    struct pollfd *fds = link_pollfds(&nlink);
-    if (endpoint_wait(&ds_res.requests, IDLE_WAKEUP_MS, fds, nlink) == 0)
-        link_handle(fds, nlink);
+    struct pollfd *link = link_pollfds(&nlink);
+    struct pollfd fds[nlink + 1];
+    memcpy(fds, link, sizeof(*fds) * (size_t)nlink);
+    int n = nlink;
+    if (pulls_in_flight() > 0) {
+        fds[n++] = endpoint_arm(&ds_res.sends);
+        if (endpoint_poll(&ds_res.sends) > 0)
+            return; /* one came before the arming */
+    }
+    if (endpoint_wait(&ds_res.requests, IDLE_WAKEUP_MS, fds, n) != 0)
+        return;
+    for (int i = 0; i < nlink; i++)
+        link[i].revents = fds[i].revents;
+    link_handle(link, nlink);
+    if (n > nlink)
+        endpoint_disarm(&ds_res.sends, &fds[nlink]);
 }
 
 static void *server_main(void *arg)
@@ -131,6 +202,7 @@ static void *server_main(void *arg)
     linger_init(&linger, cfg.server_spin_us * 1e-6, wait_yields);
     while (!__atomic_load_n(&loop.stop, __ATOMIC_ACQUIRE)) {
         server_drain_sends();
+        finish_pulls();
         if (poll_requests()) {
             linger_work(&linger, now_seconds());
             continue;
@@ -154,7 +226,12 @@ static void *server_main(void *arg)
         }
         wait_for_work();
     }
-    /* Everything received has been answered; let the replies leave. */
+    /* Everything received has been answered (a pull once its read is done); let the replies
+     * leave. */
+    while (pulls_in_flight() > 0) {
+        server_drain_sends();
+        finish_pulls();
+    }
     server_answers_flush();
     while (server_sends_in_flight() > 0)
         server_drain_sends();

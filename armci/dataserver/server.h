@@ -10,10 +10,11 @@
  * Inside, bottom up (each file uses only those above it in this list):
  *   resources.c    CQs, request buffers (SRQ), out buffers, QPs made ahead
  *   registry.c     the segments mapped for remote access; every range is checked here
- *   sends.c        posting within the queues' room, send completions, RDMA reads
+ *   sends.c        posting within the queues' room, send completions
  *   credits.c      the credit policy: allowances and credits per reply
  *   answers.c      answers, and the batching of successful updates' answers
  *   locks.c        ticket locks held for remote clients
+ *   pulls.c        RDMA reads of clients' data in flight, and what waits behind them
  *   handlers.c     executes one request (validated against the registry)
  *   link.c         the local socket: map/unmap, same-node unlocks, stop
  *   connections.c  the connection manager's callbacks (cm_server_ops)

@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 struct engine_client;
+struct pull;
+struct parked;
 
 struct server_conn {
     int client;              /* the client's rank */
@@ -24,6 +26,10 @@ struct server_conn {
     uint64_t last_due;  /* the token of the last of them */
     int credits_due;
     bool on_due_list;
+    /* A read of this client's data in flight, and what arrived behind it (pulls.h). */
+    struct pull *pull;
+    struct parked *parked, *parked_tail;
+    bool resume_due; /* its pull was served: its waiting messages are next (pulls.h) */
 };
 
 #endif

@@ -64,7 +64,8 @@ struct conn_io {
 
     /* Requests not confirmed, to replay on a new QP if this one breaks (replay_log.h). */
     int posting; /* request_post is under way here: the node's UD path stays idle meanwhile */
-    struct logged_wr *log; /* [sq_depth]: requests posted and not retired, oldest first */
+    struct logged_wr *log; /* [log_cap] ring: requests posted and not retired, oldest first */
+    int log_cap;           /* grows with what is in flight, up to sq_depth (replay_log.c) */
     int log_head;
     int log_count;
     struct send_rec *unanswered_head; /* SENDs retired with requests not answered yet */

@@ -89,7 +89,44 @@ void send_rec_answered(struct conn *c, struct work *w)
 
 static struct logged_wr *log_slot(struct conn *c, int i)
 {
-    return &c->io->log[(c->io->log_head + i) % c->sq_depth];
+    return &c->io->log[(c->io->log_head + i) % c->io->log_cap];
+}
+
+/* Logged requests a connection starts with room for: the log doubles while more are in flight
+ * at once, up to the send queue's depth (a connection of few requests keeps a small one). */
+#define LOG_INITIAL 8
+
+/* Room for one more logged request: the first LOG_INITIAL, or twice as many, oldest first. */
+static void log_make_room(struct conn *c)
+{
+    struct conn_io *io = c->io;
+    if (io->log_count < io->log_cap)
+        return;
+    if (io->log_count >= c->sq_depth)
+        armci_die(NULL, "internal error: more requests posted to node %d than its send queue holds",
+                  c->node);
+    int cap = io->log_cap ? MIN(2 * io->log_cap, c->sq_depth) : MIN(LOG_INITIAL, c->sq_depth);
+#if ARMCI_MUTANT_IS(log_full_depth)
+    cap = c->sq_depth; /* the bug: every connection's log as deep as its send queue */
+#endif
+    struct logged_wr *log = xcalloc((size_t)cap, sizeof(*log));
+    for (int i = 0; i < io->log_count; i++) {
+        const struct logged_wr *from = log_slot(c, i);
+        log[i] = *from;
+        /* A short inline payload is kept in the entry itself: it moves with it. */
+#if !ARMCI_MUTANT_IS(log_grown_inline_stale)
+        if (from->sge[0].addr == (uintptr_t)from->data)
+            log[i].sge[0].addr = (uintptr_t)log[i].data;
+#endif
+    }
+#if ARMCI_MUTANT_IS(log_grown_inline_stale)
+    memset(io->log, 0xa5, sizeof(*io->log) * (size_t)io->log_cap); /* as a reuse would */
+#endif
+    memstat_add(MEM_SEND_QUEUES, (long)(sizeof(*log) * (size_t)(cap - io->log_cap)));
+    free(io->log);
+    io->log = log;
+    io->log_cap = cap;
+    io->log_head = 0;
 }
 
 /* The total length of wr's gather list. */
@@ -119,13 +156,7 @@ static void log_inline(struct logged_wr *e, const struct ibv_send_wr *wr)
 
 static void log_one(struct conn *c, const struct ibv_send_wr *wr)
 {
-    if (!c->io->log) {
-        c->io->log = xcalloc((size_t)c->sq_depth, sizeof(*c->io->log));
-        memstat_add(MEM_SEND_QUEUES, (long)(sizeof(*c->io->log) * (size_t)c->sq_depth));
-    }
-    if (c->io->log_count >= c->sq_depth)
-        armci_die(NULL, "internal error: more requests posted to node %d than its send queue holds",
-                  c->node);
+    log_make_room(c);
     struct logged_wr *e = log_slot(c, c->io->log_count++);
     *e = (struct logged_wr){.wr = *wr};
     e->wr.next = NULL;
@@ -159,7 +190,7 @@ void replay_log_retire(struct conn *c, uint32_t n)
 {
     for (uint32_t i = 0; i < n && c->io->log_count > 0; i++) {
         struct logged_wr *e = log_slot(c, 0);
-        c->io->log_head = (c->io->log_head + 1) % c->sq_depth;
+        c->io->log_head = (c->io->log_head + 1) % c->io->log_cap;
         c->io->log_count--;
         struct send_rec *r = e->rec;
         entry_release(e);
@@ -183,7 +214,7 @@ static bool is_atomic(enum ibv_wr_opcode op)
 bool replay_log_has_atomic(const struct conn *c)
 {
     for (int i = 0; i < c->io->log_count; i++)
-        if (is_atomic(c->io->log[(c->io->log_head + i) % c->sq_depth].wr.opcode))
+        if (is_atomic(c->io->log[(c->io->log_head + i) % c->io->log_cap].wr.opcode))
             return true;
     return false;
 }
@@ -261,7 +292,7 @@ void replay_log_forget(struct conn *c)
 {
     while (c->io->log_count > 0) {
         struct logged_wr *e = log_slot(c, 0);
-        c->io->log_head = (c->io->log_head + 1) % c->sq_depth;
+        c->io->log_head = (c->io->log_head + 1) % c->io->log_cap;
         c->io->log_count--;
         entry_release(e);
         if (e->rec)
@@ -272,9 +303,9 @@ void replay_log_forget(struct conn *c)
         FIFO_DROP_HEAD(c->io->unanswered_head, c->io->unanswered_tail, next);
         send_rec_free(r);
     }
-    if (c->io->log)
-        memstat_add(MEM_SEND_QUEUES, -(long)(sizeof(*c->io->log) * (size_t)c->sq_depth));
+    memstat_add(MEM_SEND_QUEUES, -(long)(sizeof(*c->io->log) * (size_t)c->io->log_cap));
     free(c->io->log);
     c->io->log = NULL;
+    c->io->log_cap = 0;
     c->io->log_head = 0;
 }

@@ -101,13 +101,17 @@ static void number(struct conn *c, struct ds_message *msg)
 }
 
 /* w's SEND is in b (len bytes so far): the buffer is w's, or with recovery on its record's,
- * which keeps it until the SEND's last request is answered. */
+ * which keeps it until the SEND's last request is answered. A pulled payload (`pulled`) is
+ * read from b by the server until it answers. */
 static void own_send_buffer(struct work *w, struct pool_buffer *b, size_t len, uint64_t seq,
-                            const struct ibv_sge *in_place, int n_in_place)
+                            const struct ibv_sge *in_place, int n_in_place, bool pulled)
 {
     w->events_left = 2;
     if (!replay_log_on()) {
-        w->bounce = b; /* its send completion frees it */
+        if (pulled)
+            w->data = b; /* freed when the work completes, at its answer */
+        else
+            w->bounce = b; /* its send completion frees it */
         return;
     }
     w->rec = send_rec_new(b, seq, in_place, n_in_place);
@@ -115,7 +119,8 @@ static void own_send_buffer(struct work *w, struct pool_buffer *b, size_t len, u
     w->rec->last = w;
 }
 
-/* The SEND of a message in b (len bytes), followed by the npayload pieces in payload. */
+/* The SEND of a message in b (len bytes), followed by the npayload pieces in payload; the
+ * server pulls the rest of b if the message says DS_PULLED. */
 static void post_send(struct conn *c, const struct target *t, struct pool_buffer *b, size_t len,
                       const struct ibv_sge *payload, int npayload, struct work *w)
 {
@@ -137,7 +142,7 @@ static void post_send(struct conn *c, const struct target *t, struct pool_buffer
     sq_wait_room(c);
     struct ds_message *msg = b->addr;
     number(c, msg);
-    own_send_buffer(w, b, len, msg->seq, payload, npayload);
+    own_send_buffer(w, b, len, msg->seq, payload, npayload, msg->flags & DS_PULLED);
     sq_post_awaited(c, &wr, w);
 }
 
@@ -149,11 +154,19 @@ static void post_send(struct conn *c, const struct target *t, struct pool_buffer
  * instead of one each.
  */
 
-/* Whether r may share its SEND: an update (protocol.h) whose payload is copied behind it. */
+/* Whether r may share its SEND: an update (protocol.h) whose payload is copied behind it,
+ * within the server's request buffer. */
 static bool shares_send(const struct request_desc *r)
 {
     return ds_op_shares_send(r->msg.op) && !r->verbatim && !r->ngather && !r->reply_to_bounce &&
-           !r->sent;
+           !r->sent && r->payload <= request_room();
+}
+
+/* Whether r's payload is pulled by the server (wire/protocol.h): copied past what the
+ * server's request buffer holds. */
+static bool pulled(const struct request_desc *r)
+{
+    return !r->verbatim && !r->ngather && r->payload > request_room();
 }
 
 /* Whether r fits behind the requests of c's open pack (a SEND fills a server's buffer). */
@@ -169,7 +182,7 @@ static void pack_open(struct conn *c, const struct target *t, struct pool_buffer
     sq_note_remote(c, t->server_addr, t->rkey); /* a place a flush or a probe may name */
     struct ibv_send_wr *wr = sq_chain_append(c, IBV_WR_SEND, b->addr, b->lkey, len);
     number(c, msg);
-    own_send_buffer(w, b, len, msg->seq, NULL, 0);
+    own_send_buffer(w, b, len, msg->seq, NULL, 0, false);
     sq_prepare(c, wr, w, true, true);
     sq_mark_dirty(c); /* the next progress call posts it, if nobody waits before */
     c->io->pack = b;
@@ -223,7 +236,7 @@ static struct work *pack_join(struct conn *c, const struct request_desc *r)
     if (r->fill)
         r->fill(msg + 1, r->fill_ctx);
 #if !ARMCI_MUTANT_IS(pack_more_unset)
-    io->pack_last->more = 1;
+    io->pack_last->flags |= DS_MORE;
 #endif
     io->pack_last = msg;
     io->pack_next = at + ds_shared_step(r->payload);
@@ -259,6 +272,16 @@ static struct work *post_request(struct conn *c, const struct request_desc *r)
     if (r->fill)
         r->fill(msg + 1, r->fill_ctx);
     size_t len = sizeof(*msg) + (r->ngather ? 0 : r->payload);
+    if (pulled(r)) {
+        msg->flags |= DS_PULLED;
+        msg->reply_addr = (uintptr_t)(msg + 1);
+        msg->reply_rkey = b->rkey;
+        len = sizeof(*msg);
+    } else if (r->pull_from) {
+        msg->flags |= DS_PULLED;
+        msg->reply_addr = (uintptr_t)r->pull_from;
+        msg->reply_rkey = r->pull_rkey;
+    }
     if (shares && r->defer)
         pack_open(c, r->t, b, msg, len, w);
     else

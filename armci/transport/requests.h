@@ -59,14 +59,19 @@ struct request_desc {
     const struct target *t;
     size_t offset;
     bool verbatim; /* msg goes as given but for its token (tests of the server's checks) */
-    /* The payload after the header: `payload` bytes written by fill(to, fill_ctx), or the
-     * ngather pieces of registered memory in gather (at most the QP's max_sge - 1), sent in
-     * place by the SEND, nothing copied. */
+    /* The payload after the header: `payload` bytes written by fill(to, fill_ctx) (pulled by
+     * the server from the request's buffer past request_room), or the ngather pieces of
+     * registered memory in gather (at most the QP's max_sge - 1), sent in place by the SEND,
+     * nothing copied, or one registered run at pull_from (key pull_rkey) the server pulls in
+     * place, msg.len bytes. Memory in place is the request's until its SEND completes, or
+     * pulled until its answer. */
     size_t payload;
     void (*fill)(void *to, const void *fill_ctx);
     const void *fill_ctx;
     const struct ibv_sge *gather;
     int ngather;
+    const void *pull_from;
+    uint32_t pull_rkey;
     bool reply_to_bounce; /* the server writes reply data into a bounce buffer (work's data) */
     void (*on_done)(struct work *f); /* then: runs on the work's completion, with ctx */
     void *ctx;
@@ -83,11 +88,18 @@ struct request_desc {
 };
 struct work *request_post(struct conn *c, const struct request_desc *r);
 
-/* Room for payload behind the header in one request to the data server (a SEND fills one
+/* Room for payload behind the header in one SEND to the data server (a SEND fills one
  * bounce buffer on our side, one receive buffer on the server's). */
 static inline size_t request_room(void)
 {
     return MIN(cfg.server_buf_size, cfg.bounce_size) - sizeof(struct ds_message);
+}
+
+/* Payload one update carries: past request_room it stays in the request's bounce buffer and
+ * the server pulls it (DS_PULLED), at most a bounce buffer's (and a server out buffer's). */
+static inline size_t request_piece_room(void)
+{
+    return MAX(cfg.bounce_size - sizeof(struct ds_message), request_room());
 }
 
 #endif

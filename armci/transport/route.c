@@ -128,20 +128,22 @@ bool route_via_datagram(const struct transfer *x, const struct dgram_facts *f)
 
 struct server_plan plan_server(const struct transfer *x, const struct box_facts *f, size_t unit)
 {
-    struct server_plan pl = {.max_bytes = f->request_room / unit * unit};
+    struct server_plan pl = {.max_bytes = f->request_room / unit * unit, .send_room = f->send_room};
     size_t row = (size_t)x->d.count[0];
     /* Short rows are copied, contiguous ones too: a copied request may share its SEND with the
      * next ones (send_queue.h), and a blocking caller need not wait for it to go. */
     if (!f->registered || row < GATHER_MIN_ROW)
         return pl;
     if (x->d.levels == 0 || row >= pl.max_bytes) {
-        pl.in_place = true; /* every piece is one run: one gather entry */
+        pl.in_place = true; /* every piece is one run: gathered, or pulled past a SEND */
         return pl;
     }
     if (f->max_sge < 3)
         return pl;
-    size_t rows = MIN((size_t)f->max_sge - 1, pl.max_bytes / row);
-    pl.max_bytes = MIN(pl.max_bytes, rows * row / unit * unit);
+    /* Rows gathered by the SEND: as many as fit the server's request buffer. */
+    size_t room = MIN(pl.max_bytes, f->send_room / unit * unit);
+    size_t rows = MIN((size_t)f->max_sge - 1, room / row);
+    pl.max_bytes = MIN(room, rows * row / unit * unit);
     pl.in_place = pl.max_bytes >= row;
     if (!pl.in_place)
         pl.max_bytes = f->request_room / unit * unit;

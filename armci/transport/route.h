@@ -93,7 +93,8 @@ bool route_via_datagram(const struct transfer *x, const struct dgram_facts *f);
  * it can be tested without a job (tests/core/test_route_plan.c).
  */
 struct box_facts {
-    size_t request_room; /* packed bytes one request to the data server carries */
+    size_t request_room; /* packed bytes one request to the data server carries (pulled) */
+    size_t send_room;    /* of which one SEND carries (rows gathered in place) */
     size_t bounce_size;  /* bytes of a bounce buffer */
     int max_sge;         /* gather entries per send on our QP */
     int server_gather;   /* gather entries per RDMA write or read of the server's QP */
@@ -110,8 +111,11 @@ enum box_path {
 
 /* How a put or accumulate goes through the data server: in place or copied, piece size. */
 struct server_plan {
-    bool in_place;    /* the SENDs gather the user's rows (registered memory) */
+    bool in_place;    /* the SENDs gather the user's rows (registered memory), or the server
+                         pulls a piece of one run past send_room */
     uint32_t lkey;    /* of the user's memory, when in place (filled by the caller) */
+    uint32_t rkey;    /* the same, for the server's pulls */
+    size_t send_room; /* payload a SEND carries: larger pieces are pulled */
     size_t max_bytes; /* payload per request */
 };
 

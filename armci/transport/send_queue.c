@@ -57,10 +57,43 @@ bool sq_room(const struct conn *c)
  */
 struct sq_chain {
     int n;
-    struct ibv_send_wr wr[SQ_CHAIN_MAX];
-    struct ibv_sge sge[SQ_CHAIN_MAX];
-    uint64_t data[SQ_CHAIN_MAX][SQ_CHAIN_INLINE / sizeof(uint64_t)];
+    int cap; /* grows with what a connection chains at once, up to chain_cap */
+    struct ibv_send_wr *wr;
+    struct ibv_sge *sge;
+    uint64_t (*data)[SQ_CHAIN_INLINE / sizeof(uint64_t)];
 };
+
+/* Requests a connection's first chain has room for: it doubles when a chain fills it. */
+#define CHAIN_INITIAL 4
+
+static size_t chain_bytes(int cap)
+{
+    return sizeof(struct sq_chain) +
+           (size_t)cap * (sizeof(struct ibv_send_wr) + sizeof(struct ibv_sge) + SQ_CHAIN_INLINE);
+}
+
+/* A chain with room for cap requests, in one allocation, holding old's requests (their links
+ * and inline copies pointed anew), or none. */
+static struct sq_chain *chain_new(int cap, const struct sq_chain *old)
+{
+    struct sq_chain *ch = xmalloc(chain_bytes(cap));
+    ch->cap = cap;
+    ch->wr = (struct ibv_send_wr *)(ch + 1);
+    ch->sge = (struct ibv_sge *)(ch->wr + cap);
+    ch->data = (uint64_t(*)[SQ_CHAIN_INLINE / sizeof(uint64_t)])(ch->sge + cap);
+    ch->n = old ? old->n : 0;
+    for (int i = 0; i < ch->n; i++) {
+        ch->wr[i] = old->wr[i];
+        ch->sge[i] = old->sge[i];
+        memcpy(ch->data[i], old->data[i], SQ_CHAIN_INLINE);
+        ch->wr[i].sg_list = &ch->sge[i];
+        if (old->sge[i].addr == (uintptr_t)old->data[i])
+            ch->sge[i].addr = (uintptr_t)ch->data[i];
+        ch->wr[i].next = i + 1 < ch->n ? &ch->wr[i + 1] : NULL;
+    }
+    memstat_add(MEM_SEND_QUEUES, (long)(chain_bytes(cap) - (old ? chain_bytes(old->cap) : 0)));
+    return ch;
+}
 
 /* How many requests a chain holds before it is posted: half the send queue, so that on an
  * adapter one chain moves while the next fills. */
@@ -292,7 +325,7 @@ void sq_forget(struct conn *c)
     free(c->io->sq_ring);
     c->io->sq_ring = NULL;
     if (c->io->chain)
-        memstat_add(MEM_SEND_QUEUES, -(long)sizeof(*c->io->chain));
+        memstat_add(MEM_SEND_QUEUES, -(long)chain_bytes(c->io->chain->cap));
     free(c->io->chain);
     c->io->chain = NULL;
     c->io->pack = NULL;
@@ -336,13 +369,22 @@ void sq_batch_flush(struct sq_batch *b)
 /* c's chain, with room for one more request (a full chain is posted first). */
 static struct sq_chain *chain_with_room(struct conn *c)
 {
-    if (!c->io->chain) {
-        c->io->chain = xmalloc(sizeof(*c->io->chain));
-        c->io->chain->n = 0;
-        memstat_add(MEM_SEND_QUEUES, (long)sizeof(*c->io->chain));
-    }
+    if (!c->io->chain)
+        c->io->chain = chain_new(MIN(CHAIN_INITIAL, chain_cap(c)), NULL);
     if (c->io->chain->n >= chain_cap(c))
         sq_post_chain(c);
+    if (c->io->chain->n >= c->io->chain->cap) {
+        struct sq_chain *old = c->io->chain;
+        c->io->chain = chain_new(MIN(2 * old->cap, chain_cap(c)), old);
+#if ARMCI_MUTANT_IS(chain_grown_unlinked)
+        /* the bug: the moved requests still link and gather through the old chain's memory,
+         * scribbled on here as a reused allocation would be */
+        memcpy(c->io->chain->wr, old->wr, sizeof(*old->wr) * (size_t)old->n);
+        memset(old->sge, 0xa5, sizeof(*old->sge) * (size_t)old->cap);
+        memset(old->data, 0xa5, SQ_CHAIN_INLINE * (size_t)old->cap);
+#endif
+        free(old);
+    }
     c->io->pack = NULL; /* what is added follows the pack's SEND: no more joins it */
     return c->io->chain;
 }

@@ -93,7 +93,10 @@ static void send_packed(struct conn *c, const struct transfer *x, const struct s
         const char *from = x->local + p.src_off;
         struct ibv_sge sge[RC_QP_MAX_SGE];
         struct packing copy = {&p, local_strides(x), from};
-        if (pl->in_place) {
+        if (pl->in_place && p.bytes > pl->send_room) {
+            r.pull_from = from; /* one run (plan_server): the server reads it in place */
+            r.pull_rkey = pl->rkey;
+        } else if (pl->in_place) {
             r.ngather = piece_gather(&p, local_strides(x), from, pl->lkey, sge);
             r.gather = sge;
             r.sent = sent;
@@ -159,9 +162,9 @@ void via_server_put(struct conn *c, const struct transfer *x, const struct serve
 {
     struct handle sent = {0}, answered = {0};
     /* With recovery on, rows sent in place are the request's until it is answered: a SEND the
-     * device completed may still have to go again, whole (replay_log.h). A blocking caller
-     * then waits for the answers, not for the SENDs. */
-    bool hold = pl->in_place && replay_log_on();
+     * device completed may still have to go again, whole (replay_log.h); rows the server pulls
+     * in place are, always. A blocking caller then waits for the answers, not for the SENDs. */
+    bool hold = pl->in_place && (replay_log_on() || pl->max_bytes > pl->send_room);
 #if ARMCI_MUTANT_IS(in_place_released_at_send)
     hold = false;
 #endif

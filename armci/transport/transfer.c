@@ -43,7 +43,8 @@
 static struct box_facts box_facts_of(const struct conn *c, const struct transfer *x, uint32_t *lkey,
                                      uint32_t *rkey, struct reg_entry **hold)
 {
-    struct box_facts f = {.request_room = request_room(),
+    struct box_facts f = {.request_room = request_piece_room(),
+                          .send_room = request_room(),
                           .bounce_size = cfg.bounce_size,
                           .max_sge = c->max_sge,
                           .server_gather = c->server_gather};
@@ -66,7 +67,8 @@ static struct box_facts box_facts_of(const struct conn *c, const struct transfer
 static void issue_box(struct conn *c, const struct transfer *x, struct handle *req, bool blocking)
 {
     /* Chunks of a request or more go by RDMA whatever the facts (plan_box says so too). */
-    if (x->op != TRANSFER_ACC && (x->d.levels == 0 || (size_t)x->d.count[0] > request_room())) {
+    if (x->op != TRANSFER_ACC &&
+        (x->d.levels == 0 || (size_t)x->d.count[0] > request_piece_room())) {
         rdma_transfer(c, x, req, blocking);
         return;
     }
@@ -80,6 +82,7 @@ static void issue_box(struct conn *c, const struct transfer *x, struct handle *r
         break;
     case BOX_SERVER_PUT:
         plan.server.lkey = lkey;
+        plan.server.rkey = rkey;
         via_server_put(c, x, &plan.server, req, blocking);
         break;
     case BOX_SERVER_PULL:

@@ -22,7 +22,8 @@ int vector_batch(enum transfer_op op, size_t bytes)
 {
     bool carries_data = op != TRANSFER_GET;
     size_t per = sizeof(uint64_t) + (carries_data ? bytes : 0);
-    size_t k = request_room() / per;
+    /* A put's or accumulate's segments may be pulled (requests.h); a get's addresses are sent. */
+    size_t k = (carries_data ? request_piece_room() : request_room()) / per;
     if (!carries_data)
         k = MIN(k, cfg.bounce_size / bytes);
     return (int)k;

@@ -120,6 +120,20 @@ int endpoint_wait(struct endpoint *e, int timeout_ms, struct pollfd *extra, int 
     return 0;
 }
 
+struct pollfd endpoint_arm(struct endpoint *e)
+{
+    int rc = ibv_req_notify_cq(e->cq, 0);
+    if (rc)
+        armci_die(NULL, "ibv_req_notify_cq (%s) failed: %s", e->who, strerror(rc));
+    return (struct pollfd){.fd = e->channel->fd, .events = POLLIN};
+}
+
+void endpoint_disarm(struct endpoint *e, const struct pollfd *seen)
+{
+    if (seen->revents & POLLIN)
+        take_event(e);
+}
+
 /* ---- receive pools ---- */
 
 /* A receive's wr_id: the buffer's index, and the pool's generation above bit 32. */

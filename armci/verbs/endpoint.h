@@ -61,6 +61,15 @@ int endpoint_poll(struct endpoint *e);
  */
 int endpoint_wait(struct endpoint *e, int timeout_ms, struct pollfd *extra, int nextra);
 
+/*
+ * For another endpoint's wait: arms e's CQ (made with a channel) and gives
+ * the pollfd its next completion makes ready; then endpoint_disarm with
+ * what the poll saw. A completion that came before the arming is not
+ * signalled: poll e once after arming.
+ */
+struct pollfd endpoint_arm(struct endpoint *e);
+void endpoint_disarm(struct endpoint *e, const struct pollfd *seen);
+
 /* Buffers [first, first + chunk) of a receive pool: registered together. */
 struct recv_chunk {
     char *bufs;

@@ -6,9 +6,13 @@
  * A request is struct ds_message, then `len` payload bytes for operations
  * that carry data (ACC, PUT_PACKED). One SEND carries one request, or
  * several updates back to back (ds_op_shares_send): each but the last has
- * `more` set and exactly the payload its op and sizes imply
+ * DS_MORE set and exactly the payload its op and sizes imply
  * (ds_shared_payload), and the next starts at the following 8-byte
- * boundary; the last one's payload is the rest of the SEND. A SEND costs
+ * boundary; the last one's payload is the rest of the SEND. An update whose
+ * payload would not fit the server's request buffer is sent alone as its
+ * header with DS_PULLED, and the server RDMA-reads the payload the header
+ * implies from the client (so request buffers stay small: a few KiB each,
+ * however large a piece). A SEND costs
  * the client one credit however many requests it carries. The server answers every
  * request through struct ds_reply SENDs echoing tokens (one reply may answer
  * several requests: see struct ds_reply); for GET_PACKED it first
@@ -81,6 +85,14 @@ static inline bool ds_op_shares_send(int op)
     return ds_op_is_update(op) && op != DS_PUT_PULL;
 }
 
+/* ds_message.flags */
+enum ds_flags {
+    DS_MORE = 1,   /* another request follows this one in its SEND */
+    DS_PULLED = 2, /* the payload stays with the client at reply_addr/reply_rkey, where the server
+                      RDMA-reads it before serving the request (ds_pulled_payload): payloads past
+                      a request buffer, which stays small; the SEND is the header alone */
+};
+
 enum ds_status {
     DS_OK = 0,
     DS_EFAULT = 1, /* range outside every registered segment */
@@ -116,7 +128,7 @@ struct ds_message {
     uint8_t op;          /* enum ds_op */
     uint8_t datatype;    /* ARMCI_ACC_* for ACC / ACC_PACKED */
     uint8_t rmw_op;      /* ARMCI_FETCH_AND_ADD... for RMW */
-    uint8_t more;        /* another request follows this one in its SEND */
+    uint8_t flags;       /* DS_MORE, DS_PULLED */
     int32_t origin;      /* client's rank (diagnostics, lock ownership) */
     uint64_t token;      /* echoed in the reply */
     uint64_t seq;        /* the client's request number at this server (dataserver/engine.h): one more
@@ -134,7 +146,7 @@ struct ds_message {
 };
 
 /*
- * The payload of a request that shares its SEND (rq->more): what its op and
+ * The payload of a request that shares its SEND (DS_MORE) or is pulled: what its op and
  * sizes imply. False if rq cannot share a SEND or the size does not fit a
  * size_t (checked, so that a hostile header cannot wrap it).
  */

@@ -48,6 +48,7 @@ static const char *const op_names[] = {
 static struct box_facts bench_facts(void)
 {
     return (struct box_facts){.request_room = 65536 - sizeof(struct ds_message),
+                              .send_room = 8192 - sizeof(struct ds_message),
                               .bounce_size = 65536,
                               .max_sge = GATHER,
                               .server_gather = GATHER,
@@ -104,10 +105,14 @@ static void check_invariants(const struct transfer *x, const struct box_facts *f
     if (p.path == BOX_SERVER_PUT) {
         CHECK(p.server.max_bytes > 0 && p.server.max_bytes <= f->request_room,
               "%s n=%d: %zu bytes a request, room %zu", op, n, p.server.max_bytes, f->request_room);
-        if (p.server.in_place && x->d.levels > 0 && row < p.server.max_bytes)
+        if (p.server.in_place && x->d.levels > 0 && row < p.server.max_bytes) {
             CHECK(p.server.max_bytes / row <= (size_t)f->max_sge - 1,
                   "%s n=%d: %zu rows a request, %d gather entries", op, n, p.server.max_bytes / row,
                   f->max_sge);
+            CHECK(p.server.max_bytes <= f->send_room,
+                  "%s n=%d: %zu bytes of rows gathered into one SEND, the server takes %zu", op, n,
+                  p.server.max_bytes, f->send_room);
+        }
     }
     if (p.path == BOX_SERVER_PULL || p.path == BOX_SERVER_GET) {
         CHECK(p.piece_bytes >= row || row > PIECE_MAX_BYTES, "%s n=%d: piece %zu < row %zu", op, n,

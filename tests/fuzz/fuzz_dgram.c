@@ -71,6 +71,7 @@
 #include "core/wr_id.h"
 #include "dataserver/answers.h"
 #include "dataserver/handlers.h"
+#include "dataserver/pulls.h"
 #include "dataserver/server_conn.h"
 #include "wire/dgram_protocol.h"
 #include "dataserver/dgram_server.h"
@@ -294,6 +295,12 @@ struct pool_buffer *server_out_buf_get(void)
     return NULL;
 }
 
+void server_out_buf_put(struct pool_buffer *o)
+{
+    (void)o;
+    FUZZ_CHECK(0, "an out buffer put back: datagrams pull nothing");
+}
+
 /* Every entry of a gather list inside a registration, with its key; their bytes in a row. */
 static size_t gather(const struct ibv_sge *sge, int n, uint8_t *into)
 {
@@ -310,12 +317,21 @@ static size_t gather(const struct ibv_sge *sge, int n, uint8_t *into)
     return total;
 }
 
-/* The RDMA read of a put the client left in place: its data lands, or part of it and the
- * connection fails (the request stays unexecuted for the replay). */
-int server_pull(struct server_conn *sc, const struct ibv_sge *into, int n, uint64_t raddr,
-                uint32_t rkey)
+/* The RDMA read of a put the client left in place (pulls.h): its data lands, or part of it
+ * and the connection fails (the request stays unexecuted for the replay). It completes at
+ * once: the harness serves it after serve_message. */
+static struct {
+    bool on;
+    struct ds_message rq;
+    int status;
+} pending;
+
+int pull_start(struct server_conn *sc, const struct ds_message *rq, const struct ibv_sge *into,
+               int n, struct pool_buffer *out, size_t payload)
 {
-    FUZZ_CHECK(sc == cur_sc && raddr == (uintptr_t)pull_data && rkey == 0x99,
+    (void)payload;
+    FUZZ_CHECK(sc == cur_sc && !out && rq->reply_addr == (uintptr_t)pull_data &&
+                   rq->reply_rkey == 0x99 && !pending.on,
                "a pull from elsewhere than the client's data");
     size_t total = gather(into, n, NULL), done = 0;
     size_t upto = pull_breaks ? total / 2 : total;
@@ -325,7 +341,10 @@ int server_pull(struct server_conn *sc, const struct ibv_sge *into, int n, uint6
         done += k;
     }
     pull_landed = done;
-    return pull_breaks ? EPIPE : 0;
+    pending.on = true;
+    pending.rq = *rq;
+    pending.status = pull_breaks ? IBV_WC_WR_FLUSH_ERR : IBV_WC_SUCCESS;
+    return 0;
 }
 
 void server_post_send(struct server_conn *sc, struct ibv_send_wr *wr)
@@ -811,6 +830,10 @@ static void deliver_rc(uint8_t ctl, const uint8_t *bytes, size_t len)
             pull_breaks = broken;
             pull_landed = 0;
             serve_message(cur_sc, m, sizeof(*m) + payload);
+            if (pending.on) {
+                pending.on = false;
+                serve_pulled(cur_sc, &pending.rq, NULL, 0, pending.status);
+            }
             arena_check();
             if (verbose)
                 printf("  RC%s from rank %d: op %d seq %u: %d answers (status %d)\n",

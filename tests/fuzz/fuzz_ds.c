@@ -31,6 +31,7 @@
 #include "core/ticket_lock.h"
 #include "core/wr_id.h"
 #include "dataserver/handlers.h"
+#include "dataserver/pulls.h"
 #include "dataserver/locks.h"
 #include "dataserver/answers.h"
 #include "dataserver/sends.h"
@@ -136,14 +137,42 @@ static void gathered_write(struct server_conn *sc, const struct ibv_send_wr *wr)
     write_len = total;
 }
 
-/* A pull reads the client's data into the region: every entry inside a registration. */
-int server_pull(struct server_conn *sc, const struct ibv_sge *into, int n, uint64_t raddr,
-                uint32_t rkey)
+void server_out_buf_put(struct pool_buffer *o)
 {
-    (void)raddr;
-    (void)rkey;
-    struct ibv_send_wr wr = {.sg_list = (struct ibv_sge *)into, .num_sge = n};
-    gathered_write(sc, &wr);
+    FUZZ_CHECK(o == &the_out && out_busy, "an out buffer put back that was not taken");
+    out_busy = false;
+}
+
+/* A pull (pulls.h) reads the client's data into the region (every entry inside a
+ * registration), or a pulled request's payload into the out buffer (within it; the bytes the
+ * client would have). It completes at once: serve_one serves it after serve_message. */
+static struct {
+    bool on;
+    struct server_conn *sc;
+    struct ds_message rq;
+    struct pool_buffer *out;
+    size_t payload;
+} pending;
+
+int pull_start(struct server_conn *sc, const struct ds_message *rq, const struct ibv_sge *into,
+               int n, struct pool_buffer *out, size_t payload)
+{
+    FUZZ_CHECK(!pending.on, "a second pull on one connection");
+    if (out) {
+        FUZZ_CHECK(n == 1 && out == &the_out && out_busy && into->lkey == 0x77 &&
+                       into->addr == (uintptr_t)out_region && into->length <= OUT_SIZE &&
+                       into->length == payload,
+                   "a pulled payload outside the out buffer");
+        memset(out_region, (int)(rq->reply_addr & 0xff), into->length);
+    } else {
+        struct ibv_send_wr wr = {.sg_list = (struct ibv_sge *)into, .num_sge = n};
+        gathered_write(sc, &wr);
+    }
+    pending.on = true;
+    pending.sc = sc;
+    pending.rq = *rq;
+    pending.out = out;
+    pending.payload = payload;
     return 0;
 }
 
@@ -264,6 +293,11 @@ static void serve_one(struct server_conn *sc, const uint8_t *bytes, size_t avail
     nreplies = nwrites = 0;
     write_len = 0;
     serve_message(sc, (struct ds_message *)buf, len);
+    if (pending.on) {
+        pending.on = false;
+        serve_pulled(pending.sc, &pending.rq, pending.out, pending.payload, IBV_WC_SUCCESS);
+        FUZZ_CHECK(!out_busy, "a pulled payload's out buffer kept");
+    }
     out_busy = false;
     free(buf);
     check_canaries();
@@ -283,7 +317,7 @@ static void serve_one(struct server_conn *sc, const uint8_t *bytes, size_t avail
     if (replaying)
         FUZZ_CHECK(arena_unchanged(), "a replayed op %d changed memory", rq.op);
     const struct reply *own = nreplies > 0 ? &replies[0] : NULL;
-    if (rq.more) {
+    if (rq.flags & DS_MORE) {
         check_shared_send(sc, &rq);
         return;
     }

@@ -191,7 +191,7 @@ static size_t send_len;
 static void send_add(const struct ds_message *m, const void *payload, size_t n, bool more)
 {
     struct ds_message h = *m;
-    h.more = more;
+    h.flags = (uint8_t)((m->flags & ~DS_MORE) | (more ? DS_MORE : 0));
     send_len = (send_len + 7) & ~(size_t)7;
     memcpy(send_buf + send_len, &h, sizeof(h));
     memcpy(send_buf + send_len + sizeof(h), payload, n);
@@ -254,6 +254,45 @@ static void ds_shared_sends(void)
     send_add(&acc, data, 12, false);
     send_end(1);
     save("ds", "edge-shared-send");
+}
+
+/* Pulled requests (DS_PULLED): the header alone, the payload read from the client; and the
+ * ways one is malformed (a payload sent too, a lock, more than an out buffer, in a shared
+ * SEND, none at all). */
+static void ds_pulled(void)
+{
+    struct ds_message acc = rq(DS_ACC, A + 64, 64);
+    acc.flags = DS_PULLED;
+    acc.datatype = ARMCI_ACC_INT;
+    memcpy(acc.scale, &(int){3}, sizeof(int));
+    acc.reply_addr = 0x7f0000003000;
+    acc.reply_rkey = 0x1234;
+    request(0, &acc, NULL, 0);
+    int c1[] = {16, 4}, s1[] = {64};
+    struct ds_message put = strided(DS_PUT_PACKED, A + 128, 1, c1, s1);
+    put.flags = DS_PULLED;
+    request(1, &put, NULL, 0);
+    struct ds_message accd = strided(DS_ACC_PACKED, B, 1, c1, s1);
+    accd.flags = DS_PULLED;
+    accd.datatype = ARMCI_ACC_DBL;
+    memcpy(accd.scale, &(double){2}, sizeof(double));
+    request(0, &accd, NULL, 0);
+    save("ds", "pulled");
+
+    request(0, &acc, data, 64); /* the payload sent as well */
+    struct ds_message lock = rq(DS_LOCK, LOCKS + MUTEX, MUTEX);
+    lock.flags = DS_PULLED;
+    request(1, &lock, NULL, 0);
+    struct ds_message huge = acc;
+    huge.len = FUZZ_DS_OUT_SIZE + 4;
+    request(0, &huge, NULL, 0);
+    struct ds_message none = acc;
+    none.len = 0;
+    request(0, &none, NULL, 0);
+    send_add(&acc, NULL, 0, true);
+    send_add(&acc, NULL, 0, false);
+    send_end(1);
+    save("ds", "edge-pulled");
 }
 
 static void ds_corpus(void)
@@ -471,6 +510,7 @@ static void ds_corpus(void)
     save("ds", "edge-unknown-and-short");
 
     ds_shared_sends();
+    ds_pulled();
 }
 
 /* ---- ud: connection messages ---- */

@@ -6,7 +6,10 @@
 #   per-process receive pools differ by 8 buffers of ARMCI_SERVER_BUF_SIZE (+ a header) per
 #   server connection more;
 # - the bounce buffers stay at their first chunk (4) when small operations are all a job does,
-#   and grow past it when large transfers are in flight together.
+#   and grow past it when large transfers are in flight together;
+# - a connection's send-queue state (its chain of requests not posted yet and its replay log)
+#   is sized by what it has in flight, not by the send queue's depth: under 8 KiB a connection
+#   in the all-to-all job of small operations (about 3.6 KiB; at the depth of 64: 20 KiB).
 run_mpi=$1 patterns=$2 rma=$3
 report=$(mktemp)
 trap 'rm -f "$report"' EXIT
@@ -21,6 +24,11 @@ run 6 "$patterns" alltoall
 recv_all=$(field mem_buf_recv_avg) s2c_all=$(field s2c_avg)
 echo "ring: receive pools $recv_ring B, $s2c_ring server connections, bounce $bounce_ring B"
 echo "all-to-all: receive pools $recv_all B, $s2c_all server connections"
+sendq_all=$(field mem_sendq_avg) c2s_all=$(field c2s_avg)
+awk -v q="$sendq_all" -v c="$c2s_all" 'BEGIN {
+    printf "send-queue state per connection: %.0f B (%s B over %s connections)\n", q / c, q, c
+    exit !(c > 0 && q / c <= 8192) }' ||
+    fail "the send-queue state is not sized by what is in flight"
 awk -v a="$recv_all" -v r="$recv_ring" -v sa="$s2c_all" -v sr="$s2c_ring" 'BEGIN {
     per = (a - r) / ((sa - sr) * 8)
     printf "per request buffer added: %.0f B\n", per

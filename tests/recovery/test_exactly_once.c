@@ -4,7 +4,10 @@
  *   - strided puts of a 64 x 2 KiB box from ARMCI_Malloc'd memory (the data server pulls it
  *     by RDMA read) and of a box of short rows from malloc'd memory (packed, copied);
  *   - strided accumulates in place (ARMCI_Malloc'd rows of 1 KiB: the SEND gathers them) and
- *     copied (malloc'd), and contiguous accumulates of both kinds; non-blocking ones in place,
+ *     copied (malloc'd: 16 KiB, past the server's request buffer, so the server pulls it from
+ *     the request's bounce buffer), and contiguous accumulates of both kinds (16 KiB pulled in
+ *     place from registered memory, 12 KiB pulled from a bounce buffer); non-blocking ones in
+ *     place,
  *     several in flight (a later SEND's completion retires the earlier: replayed from records);
  *   - vector puts, accumulates and gets; contiguous puts and gets;
  *   - fetch-and-add Rmw on a counter of rank 0, and a mutex-guarded read-modify-write
@@ -32,6 +35,8 @@
 #define SHORT_ROW  100 /* a packed box from malloc'd memory */
 #define ACC_ROWS   16
 #define ACC_ROW    128 /* doubles: 1 KiB rows, gathered in place from registered memory */
+#define ACC_CONTIG 2048 /* doubles: 16 KiB in place, past a request buffer (pulled in place) */
+#define ACC_COPIED 1536 /* doubles: 12 KiB from malloc'd memory (pulled from a bounce buffer) */
 #define VEC_SEGS   20
 #define VEC_SEG    48
 
@@ -41,7 +46,7 @@ struct area {
     unsigned char shortbox[SHORT_ROWS][SHORT_ROW * 3];
     double acc_in_place[ACC_ROWS][ACC_ROW * 2];
     double acc_copied[ACC_ROWS][ACC_ROW * 2];
-    double acc_contig[512];
+    double acc_contig[ACC_CONTIG];
     double acc_nb[ACC_ROWS][ACC_ROW * 2];
     unsigned char vec[VEC_SEGS][VEC_SEG * 2];
     unsigned char contig[8192];
@@ -97,12 +102,12 @@ static void accumulates(int to, double *reg, double *heap)
     scribble(reg, ACC_ROWS * ACC_ROW);
     ARMCI_AccS(ARMCI_ACC_DBL, &one, heap, s, t->acc_copied, d, c, 1, to);
     scribble(heap, ACC_ROWS * ACC_ROW);
-    for (int i = 0; i < 512; i++)
+    for (int i = 0; i < ACC_CONTIG; i++)
         contig[i] = heap[i] = 1.0;
     ARMCI_Acc(ARMCI_ACC_DBL, &one, contig, t->acc_contig, (int)sizeof(t->acc_contig), to);
-    scribble(contig, 512);
-    ARMCI_Acc(ARMCI_ACC_DBL, &one, heap, t->acc_contig, 64 * (int)sizeof(double), to);
-    scribble(heap, 64);
+    scribble(contig, ACC_CONTIG);
+    ARMCI_Acc(ARMCI_ACC_DBL, &one, heap, t->acc_contig, ACC_COPIED * (int)sizeof(double), to);
+    scribble(heap, ACC_COPIED);
 }
 
 /* Non-blocking accumulates in place from registered memory, NB_ACCS in flight at once, each
@@ -220,7 +225,8 @@ int main(int argc, char **argv)
     CHECK(ARMCI_Create_mutexes(1) == 0, "ARMCI_Create_mutexes");
     unsigned char *reg = ARMCI_Malloc_local(BOX_ROWS * BOX_ROW);
     /* The accumulates' registered sources: strided, contiguous, non-blocking (NB_ACCS). */
-    double *accs = ARMCI_Malloc_local(sizeof(double) * ((size_t)ACC_ROWS * ACC_ROW * (1 + NB_ACCS) + 512));
+    double *accs = ARMCI_Malloc_local(sizeof(double) *
+                                      ((size_t)ACC_ROWS * ACC_ROW * (1 + NB_ACCS) + ACC_CONTIG));
     unsigned char *heap = malloc(BOX_ROWS * BOX_ROW);
     long *fetched = malloc(sizeof(long) * (size_t)rounds);
     CHECK(reg && accs && heap && fetched, "out of memory");
@@ -245,7 +251,7 @@ int main(int argc, char **argv)
             fence_seen_by_target(round, to, from);
         strided_puts(round, to, reg, heap);
         accumulates(to, accs, (double *)heap);
-        nonblocking_accumulates(to, accs + ACC_ROWS * ACC_ROW + 512);
+        nonblocking_accumulates(to, accs + ACC_ROWS * ACC_ROW + ACC_CONTIG);
         vectors_and_contig(round, to, heap);
         counters(fetched, round);
         ARMCI_Fence(to);
@@ -274,8 +280,8 @@ int main(int argc, char **argv)
             double nb = mine->acc_nb[i][j], wnb = w * NB_ACCS;
             CHECK(nb == wnb, "non-blocking in-place acc [%d][%d] = %g, not %g", i, j, nb, wnb);
         }
-    for (int i = 0; i < 512; i++) {
-        double w = want * (i < 64 ? 2 : 1);
+    for (int i = 0; i < ACC_CONTIG; i++) {
+        double w = want * (i < ACC_COPIED ? 2 : 1);
         CHECK(mine->acc_contig[i] == w, "contiguous acc [%d] = %g, not %g", i, mine->acc_contig[i], w);
     }
     /* Counters: rounds x np increments, each fetched value handed out once. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/grow.h"
+#include "common/fifo.h"
 #include "core/memstat.h"
 #include "core/util.h"
 #include "core/wr_id.h"
@@ -22,19 +22,14 @@ struct parked {
 
 static int in_flight;
 static struct pull *done_head, *done_tail;
-static struct server_conn **resumed; /* FIFO of connections whose messages may go on */
-static int nresumed, capresumed;
+static struct server_conn *resumed_head, *resumed_tail; /* whose messages may go on */
 
 static void on_pulled(void *ctx, const struct ibv_wc *wc)
 {
     (void)ctx;
     struct pull *p = wr_id_pointer(wc->wr_id);
     p->status = wc->status;
-    if (done_tail)
-        done_tail->next_done = p;
-    else
-        done_head = p;
-    done_tail = p;
+    FIFO_PUSH(done_head, done_tail, p, next_done);
     server_send_completed(p->sc, wc);
 }
 
@@ -80,9 +75,7 @@ struct pull *pull_next_done(void)
     struct pull *p = done_head;
     if (!p)
         return NULL;
-    done_head = p->next_done;
-    if (!done_head)
-        done_tail = NULL;
+    FIFO_DROP_HEAD(done_head, done_tail, next_done);
     p->sc->pull = NULL;
     in_flight--;
     return p;
@@ -98,17 +91,16 @@ void pull_resume(struct server_conn *sc)
 {
     if (!sc->parked || sc->resume_due)
         return;
-    GROW_FOR_ONE(resumed, nresumed, capresumed, 16, xrealloc);
-    resumed[nresumed++] = sc;
+    FIFO_PUSH(resumed_head, resumed_tail, sc, resume_next);
     sc->resume_due = true;
 }
 
 struct server_conn *pull_next_resumed(void)
 {
-    if (nresumed == 0)
+    struct server_conn *sc = resumed_head;
+    if (!sc)
         return NULL;
-    struct server_conn *sc = resumed[0];
-    memmove(resumed, resumed + 1, sizeof(*resumed) * (size_t)--nresumed);
+    FIFO_DROP_HEAD(resumed_head, resumed_tail, resume_next);
     sc->resume_due = false;
     return sc;
 }
@@ -124,11 +116,7 @@ void pull_park(struct server_conn *sc, const void *msg, size_t len)
     *k = (struct parked){.len = len, .msg = xmalloc(len ? len : 1)};
     memcpy(k->msg, msg, len);
     memstat_add(MEM_WORK, (long)(sizeof(*k) + len));
-    if (sc->parked_tail)
-        sc->parked_tail->next = k;
-    else
-        sc->parked = k;
-    sc->parked_tail = k;
+    FIFO_PUSH(sc->parked, sc->parked_tail, k, next);
 }
 
 bool pull_unpark(struct server_conn *sc, void **msg, size_t *len)
@@ -136,9 +124,7 @@ bool pull_unpark(struct server_conn *sc, void **msg, size_t *len)
     struct parked *k = sc->parked;
     if (!k)
         return false;
-    sc->parked = k->next;
-    if (!sc->parked)
-        sc->parked_tail = NULL;
+    FIFO_DROP_HEAD(sc->parked, sc->parked_tail, next);
     *msg = k->msg;
     *len = k->len;
     memstat_add(MEM_WORK, -(long)(sizeof(*k) + k->len));
@@ -152,13 +138,17 @@ void pulls_forget_conn(struct server_conn *sc)
     size_t len;
     while (pull_unpark(sc, &msg, &len))
         free(msg);
-    for (int i = 0; i < nresumed; i++)
-        if (resumed[i] == sc) {
-            memmove(resumed + i, resumed + i + 1, sizeof(*resumed) * (size_t)(nresumed - i - 1));
-            nresumed--;
-            break;
-        }
-    sc->resume_due = false;
+    struct server_conn **at = &resumed_head, *before = NULL;
+    while (sc->resume_due && *at != sc) {
+        before = *at;
+        at = &before->resume_next;
+    }
+    if (sc->resume_due) { /* on the resume FIFO: unlinked */
+        *at = sc->resume_next;
+        if (resumed_tail == sc)
+            resumed_tail = before;
+        sc->resume_due = false;
+    }
     if (!sc->pull)
         return;
     /* Its read completed (retiring waits for sc's work): it is on the done list. */

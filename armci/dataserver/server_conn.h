@@ -30,6 +30,7 @@ struct server_conn {
     struct pull *pull;
     struct parked *parked, *parked_tail;
     bool resume_due; /* its pull was served: its waiting messages are next (pulls.h) */
+    struct server_conn *resume_next;
 };
 
 #endif

@@ -38,6 +38,8 @@ vector_piece_skipped strided-4x1
 vector_scatter_shifted strided-4x1
 vector_chain_overtakes ordering-4x2
 dgram_reexecute fuzz-corpus-dgram rmw-mixed-ud-faults-4x2 randomaccess-ud-faults-4x1
+kept_ring_fixed fuzz-corpus-dgram exactly-once-ud-faults-4x1
+kept_grown_unmoved fuzz-corpus-dgram exactly-once-ud-faults-4x1
 ud_retransmission_dropped udloss-alltoall-6x1-overlap
 msg_op_ignored msg-4x2
 barrier_skips_round 4x2

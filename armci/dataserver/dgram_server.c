@@ -169,7 +169,7 @@ static void serve_one(struct answer_batch *b, const struct dgram_request *rq, co
     }
     int64_t value = 0;
     int32_t status = execute(b->rank, rq, payload, payload_len, &value, &data);
-    engine_keep(cl, seq, status, value);
+    engine_keep(cl, seq, status, value, true);
     engine_served(cl, seq);
     hybrid_stats.executed++;
     batch_add(b, rq->seq, status, value, data, data ? rq->len : 0);
@@ -202,6 +202,7 @@ static void on_datagram(void *ctx, const struct ud_sender *from, const void *byt
     struct engine_client *cl = engine_of(h.rank);
     if (engine_first_datagram(cl))
         ud_grow_recv(&sud, DGRAM_SERVER_RECV_PER_CLIENT * ++ud_clients);
+    engine_acked(cl, h.ack);
     struct answer_batch b = {
         .rank = h.rank, .client = cl, .len = sizeof(struct dgram_header), .buf = answer_buf};
     const uint8_t *p = (const uint8_t *)bytes + sizeof(h);

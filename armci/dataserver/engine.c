@@ -6,6 +6,7 @@
 #include "core/config.h"
 #include "core/intmap.h"
 #include "core/memstat.h"
+#include "core/mutant.h"
 #include "core/recovery_stats.h"
 #include "core/util.h"
 #include "wire/protocol.h"
@@ -15,19 +16,24 @@ struct kept_answer {
     int64_t value;
     int32_t status;
     bool used;
+    bool by_datagram; /* kept for a datagram: the client's ack tells when it is no longer needed */
 };
 
 struct engine_client {
     uint64_t next;            /* its requests below this number were executed */
-    struct kept_answer *kept; /* by seq % ring_size(), made at the first answer kept */
+    uint64_t acked;           /* it has the answers of its datagrams below this number */
+    struct kept_answer *kept; /* by seq % kept_cap, made at the first answer kept */
+    uint32_t kept_cap;        /* grows with the answers the client may still ask for again */
     bool sent_datagram;       /* seen over UD */
 };
 
 static struct intmap by_client; /* rank -> struct engine_client */
 
+#define FEW_KEPT 4u
+
 /* The answers a client may still wait for span fewer numbers than this: its requests over RC
  * (its reply buffers) or its datagram window, never both at once (a node's traffic changes
- * carrier only once the other is drained). */
+ * carrier only once the other is drained). The most the ring of kept answers grows to. */
 static size_t ring_size(void)
 {
     size_t window = cfg.hybrid_window > 0 ? (size_t)cfg.hybrid_window : 0;
@@ -50,9 +56,7 @@ void engine_fini(void)
     struct engine_client *e;
     INTMAP_FOR_EACH(&by_client, e)
     {
-        if (e->kept)
-            memstat_add(MEM_CONNECTIONS, -(long)(sizeof(*e->kept) * ring_size()));
-        memstat_add(MEM_CONNECTIONS, -(long)sizeof(*e));
+        memstat_add(MEM_CONNECTIONS, -(long)(sizeof(*e->kept) * e->kept_cap + sizeof(*e)));
         free(e->kept);
         free(e);
     }
@@ -87,6 +91,18 @@ bool engine_widen(const struct engine_client *e, uint32_t seq, uint64_t *full)
     return true;
 }
 
+void engine_acked(struct engine_client *e, uint32_t ack)
+{
+    uint64_t full;
+    if (!engine_widen(e, ack, &full))
+        return;
+    /* Never past what was executed: a client cannot have answers the server never gave. */
+    if (full > e->next)
+        full = e->next;
+    if (full > e->acked)
+        e->acked = full;
+}
+
 bool engine_first_datagram(struct engine_client *e)
 {
     bool first = !e->sent_datagram;
@@ -94,26 +110,61 @@ bool engine_first_datagram(struct engine_client *e)
     return first;
 }
 
-void engine_keep(struct engine_client *e, uint64_t seq, int status, int64_t value)
+/*
+ * Whether the client may still send request k->seq again when its next number is `next`:
+ * over RC while it is among the last ring_size() numbers (the replay never reaches further);
+ * as a datagram while it is in the client's window and not yet acked.
+ */
+static bool still_asked(const struct engine_client *e, const struct kept_answer *k, uint64_t next)
 {
-    if (!e->kept) {
-        e->kept = xcalloc(ring_size(), sizeof(*e->kept));
-        memstat_add(MEM_CONNECTIONS, (long)(sizeof(*e->kept) * ring_size()));
-    }
-    e->kept[seq % ring_size()] =
-        (struct kept_answer){.seq = seq, .value = value, .status = status, .used = true};
+    if (!k->used || k->seq >= next)
+        return k->used;
+    if (k->by_datagram)
+        return k->seq >= e->acked && next - k->seq <= (uint64_t)cfg.hybrid_window;
+    return next - k->seq <= ring_size();
 }
 
-static struct kept_answer *kept_of(const struct engine_client *e, uint64_t seq)
+/* Doubles the ring (up to ring_size()), moving the answers still asked for: two of them never
+ * share a slot (they did not before, and a larger ring separates them further). */
+static void grow_kept(struct engine_client *e, uint64_t next)
 {
-    struct kept_answer *k = e->kept ? &e->kept[seq % ring_size()] : NULL;
-    return k && k->used && k->seq == seq ? k : NULL;
+    uint32_t cap = e->kept_cap ? 2 * e->kept_cap : FEW_KEPT;
+    if (cap > ring_size())
+        cap = (uint32_t)ring_size();
+    struct kept_answer *kept = xcalloc(cap, sizeof(*kept));
+    for (uint32_t i = 0; i < e->kept_cap; i++) {
+        const struct kept_answer *k = &e->kept[i];
+#if !ARMCI_MUTANT_IS(kept_grown_unmoved)
+        if (still_asked(e, k, next))
+            kept[k->seq % cap] = *k;
+#endif
+    }
+    memstat_add(MEM_CONNECTIONS, (long)sizeof(*kept) * ((long)cap - (long)e->kept_cap));
+    free(e->kept);
+    e->kept = kept;
+    e->kept_cap = cap;
+}
+
+void engine_keep(struct engine_client *e, uint64_t seq, int status, int64_t value, bool by_datagram)
+{
+    /* Grown while the slot holds an answer still asked for: by the clients that keep many
+     * requests in flight, not by every client ever heard (a ring of 256 is 8 KiB). */
+#if ARMCI_MUTANT_IS(kept_ring_fixed)
+    size_t most = FEW_KEPT; /* the bug: the ring never grows, answers still asked for are lost */
+#else
+    size_t most = ring_size();
+#endif
+    while (!e->kept || (e->kept_cap < most && still_asked(e, &e->kept[seq % e->kept_cap], seq + 1)))
+        grow_kept(e, seq + 1);
+    e->kept[seq % e->kept_cap] = (struct kept_answer){
+        .seq = seq, .value = value, .status = status, .used = true, .by_datagram = by_datagram};
 }
 
 bool engine_kept(const struct engine_client *e, uint64_t seq, int *status, int64_t *value)
 {
-    const struct kept_answer *k = kept_of(e, seq);
-    if (!k)
+    const struct kept_answer *k = e->kept ? &e->kept[seq % e->kept_cap] : NULL;
+    /* One no longer asked for is gone, even while its slot still holds it. */
+    if (!k || k->seq != seq || !still_asked(e, k, e->next))
         return false;
     *status = k->status;
     *value = k->value;

@@ -44,11 +44,18 @@ uint64_t engine_next(const struct engine_client *e);
  * would be before the first number (nothing the client can still wait for). */
 bool engine_widen(const struct engine_client *e, uint32_t seq, uint64_t *full);
 
-/* Keeps the answer (status, value) of request `seq` for a duplicate (a get is read again,
- * by whichever carrier: the duplicate names what it asks for). */
-void engine_keep(struct engine_client *e, uint64_t seq, int status, int64_t value);
-/* The kept answer of request `seq`: false if none was kept or it is too old (the ring holds
- * the last max(DS_MAX_UNANSWERED, ARMCI_HYBRID_WINDOW) numbers). */
+/* A datagram of the client says it has the answers of its numbers below `ack` (the low 32
+ * bits): those are not kept for it any longer. */
+void engine_acked(struct engine_client *e, uint32_t ack);
+
+/* Keeps the answer (status, value) of request `seq`, which came `by_datagram` or over RC, for
+ * a duplicate (a get is read again, by whichever carrier: the duplicate names what it asks
+ * for). The ring of kept answers grows with the numbers the client may still send again. */
+void engine_keep(struct engine_client *e, uint64_t seq, int status, int64_t value,
+                 bool by_datagram);
+/* The kept answer of request `seq`: false if none was kept or the client can no longer ask
+ * for it: over RC beyond the last max(DS_MAX_UNANSWERED, ARMCI_HYBRID_WINDOW) numbers, as a
+ * datagram beyond its window or below its ack. */
 bool engine_kept(const struct engine_client *e, uint64_t seq, int *status, int64_t *value);
 
 /* For the connection report: a duplicate answered again; a request left for the replay. */

@@ -344,7 +344,7 @@ static void finish_request(struct server_conn *sc, const struct ds_message *rq, 
     }
     engine_served(sc->engine, rq->seq);
     if (rq->op == DS_RMW || status != DS_OK)
-        engine_keep(sc->engine, rq->seq, status, value);
+        engine_keep(sc->engine, rq->seq, status, value, false);
     answer_request(sc, rq, status, value, ends_send);
 }
 
@@ -439,13 +439,13 @@ static void serve_request(struct server_conn *sc, struct ds_message *rq, size_t 
         engine_served(sc->engine, rq->seq);
         status = lock_request(sc, rq); /* answers itself, at once or when granted */
         if (status != DS_OK && status != DS_QUEUED)
-            engine_keep(sc->engine, rq->seq, status, 0);
+            engine_keep(sc->engine, rq->seq, status, 0, false);
         return;
     }
     if (rq->op == DS_UNLOCK) {
         engine_served(sc->engine, rq->seq);
         status = unlock_request(sc, rq);
-        engine_keep(sc->engine, rq->seq, status, 0);
+        engine_keep(sc->engine, rq->seq, status, 0, false);
         return;
     }
     if (rq->flags & DS_PULLED)

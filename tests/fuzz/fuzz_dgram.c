@@ -364,27 +364,47 @@ struct model_answer {
     int64_t value;
     uint8_t op; /* enum dgram_op, whichever carrier */
     bool rc;
+    bool kept; /* its answer was kept for a duplicate */
 };
 
 #define MODEL_SEQS 2048 /* numbers per client the model follows; an input stops before */
-#define KEPT_RING  DS_MAX_UNANSWERED /* the engine's ring (windows here are smaller) */
+#define KEPT_RING  DS_MAX_UNANSWERED /* how far back RC replays are answered (windows are smaller) */
 
-/* Per client: the number executed next, what each executed number got, and which number's
- * answer each slot of the engine's ring keeps (+ 1; 0: none). */
+/* Per client: the number executed next, the number its datagrams acked up to, and what each
+ * executed number got. */
 static struct model_client {
     uint32_t expected;
+    uint32_t acked;
     struct model_answer done[MODEL_SEQS];
-    uint32_t kept[KEPT_RING];
 } model[NPROCS];
 
 static void model_keep(struct model_client *mc, uint32_t seq)
 {
-    mc->kept[seq % KEPT_RING] = seq + 1;
+    mc->done[seq].kept = true;
 }
 
+/* Whether the engine still answers `seq` from what it kept (engine.h): over RC within the
+ * last KEPT_RING numbers, a datagram's within the window and not acked. */
 static bool model_kept(const struct model_client *mc, uint32_t seq)
 {
-    return mc->kept[seq % KEPT_RING] == seq + 1;
+    const struct model_answer *c = &mc->done[seq];
+    uint32_t behind = mc->expected - seq;
+    if (!c->kept)
+        return false;
+    if (c->rc)
+        return behind <= KEPT_RING;
+    return seq >= mc->acked && behind <= (uint32_t)cfg.hybrid_window;
+}
+
+/* A verified datagram's ack (engine_acked): widened next to the next number, never past it. */
+static void model_acked(struct model_client *mc, uint32_t ack)
+{
+    int32_t ahead = (int32_t)(ack - mc->expected);
+    if (ahead < 0 && (uint32_t)(-(int64_t)ahead) > mc->expected)
+        return;
+    uint32_t full = ahead > 0 ? mc->expected : mc->expected + (uint32_t)ahead;
+    if (full > mc->acked)
+        mc->acked = full;
 }
 
 /* The segments as they should be (where `known`), by arena offset. */
@@ -555,8 +575,9 @@ static int model_one(int rank, const struct dgram_request *rq, const uint8_t *pa
             return 0; /* answered from what RC kept (a client changes carrier only once its
                        * requests are answered: it never sends a number again over the other) */
         FUZZ_CHECK(a->value == c->value, "a repeated answer to %u changed its value", rq->seq);
-        if (c->op == DGRAM_GET) {
-            /* Read again where the retransmission says, whatever its op. */
+        if (rq->op == DGRAM_GET) {
+            /* Read again where the retransmission says, whatever the first one was (a get's
+             * data is never kept); any other op is answered as the first one was. */
             struct dgram_request get = *rq;
             get.op = DGRAM_GET;
             FUZZ_CHECK(a->status == expected_status(&get), "a get read again: status %d",
@@ -910,6 +931,7 @@ static void deliver(uint8_t ctl, const uint8_t *bytes, size_t len)
     /* Exactly the answers the model gives, in order, to numbers of this datagram's requests,
      * acking up to the model's next number, and nothing else. */
     struct model_client *mc = &model[h.rank];
+    model_acked(mc, h.ack);
     int nexec = 0;
     for (int i = 0; i < nrqs; i++)
         nexec += model_one(h.rank, &rqs[i], payloads[i]);

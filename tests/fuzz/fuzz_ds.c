@@ -217,9 +217,10 @@ void engine_served(struct engine_client *e, uint64_t seq)
     (void)seq;
 }
 
-void engine_keep(struct engine_client *e, uint64_t seq, int status, int64_t value)
+void engine_keep(struct engine_client *e, uint64_t seq, int status, int64_t value, bool by_datagram)
 {
     (void)e;
+    (void)by_datagram;
     (void)seq;
     (void)status;
     (void)value;

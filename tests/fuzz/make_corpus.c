@@ -865,6 +865,14 @@ static void dg_send(int ctl, int rank, size_t len)
     dg_emit(ctl, &h, len);
 }
 
+/* The same, the header saying the client has every answer below `ack`. */
+static void dg_send_acked(int ctl, int rank, uint32_t ack)
+{
+    struct dgram_header h = dg_header(rank);
+    h.ack = ack;
+    dg_emit(ctl, &h, 0);
+}
+
 /* One request in a datagram of its own. */
 static void dg_one(int ctl, int rank, const struct dgram_request *r)
 {
@@ -1061,6 +1069,19 @@ static void dgram_corpus(void)
     dg_add(&r);
     dg_send(NATURAL | TWICE, 5, 0);
     save("dgram", "retransmission");
+
+    /* A full window of Rmws (more answers than the engine keeps at first: its ring grows and
+     * keeps them all), sent again: every one answered with its first value, applied once.
+     * Then sent again acking 6: numbers 0-5 get no answer (the client has them), 6 and 7 do. */
+    put8(WORLD_4096_W8);
+    for (int round = 0; round < 3; round++) {
+        for (uint32_t seq = 0; seq < 8; seq++) {
+            r = drmw(seq, A + 8 * (seq % 3), ARMCI_FETCH_AND_ADD, (int)seq + 1);
+            dg_add(&r);
+        }
+        dg_send_acked(NATURAL, 5, round == 2 ? 6 : 0);
+    }
+    save("dgram", "acked");
 
     /* 256-byte datagrams, a window of 2: a get of the most an answer holds (216 bytes) and one
      * more; answers split over datagrams; a number two windows old gets no answer. */

@@ -34,7 +34,14 @@ field() {
     echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1
 }
 
-echo "app,procs,node_size,nodes,cap,status,check,digest,app_time_s,wall_s,c2s_avg,c2s_max,s2c_avg,s2c_max,c2s_peak_max,s2c_peak_max,closed,reopened,asked,over_cap,setups,setup_us_avg,retrans,mem_bytes,static_mem_bytes,rt_mem_avg,rt_mem_max,hybrid,ud_ops,rc_ops,promotions,ud_retrans,buf_mem_avg,round"
+# kinds LINE: ",B,B,..." the report's mem_<kind>_avg of every kind (docs/SCALING.md), in order.
+kinds() {
+    for kind in segments index directory topology groups sync conns sendq work replies datagram buf_bounce buf_recv buf_server buf_dgram; do
+        printf ',%s' "$(field "mem_${kind}_avg" "$1")"
+    done
+}
+
+echo "app,procs,node_size,nodes,cap,status,check,digest,app_time_s,wall_s,c2s_avg,c2s_max,s2c_avg,s2c_max,c2s_peak_max,s2c_peak_max,closed,reopened,asked,over_cap,setups,setup_us_avg,retrans,mem_bytes,static_mem_bytes,rt_mem_avg,rt_mem_max,hybrid,ud_ops,rc_ops,promotions,ud_retrans,buf_mem_avg,round,ud_nodes_avg,mem_segments_avg,mem_index_avg,mem_directory_avg,mem_topology_avg,mem_groups_avg,mem_sync_avg,mem_conns_avg,mem_sendq_avg,mem_work_avg,mem_replies_avg,mem_datagram_avg,mem_buf_bounce_avg,mem_buf_recv_avg,mem_buf_server_avg,mem_buf_dgram_avg"
 configs=${SCALE_CONFIGS:-}
 if [ -z "$configs" ]; then
     for cap in ${SCALE_CAPS:-0 8}; do
@@ -68,7 +75,7 @@ for np in ${SCALE_PROCS:-64 128 256}; do
                     echo "$out" | grep -v '^RESULT' | tail -n 5 >&2
                 fi
                 nodes=$(( (np + k - 1) / k ))
-                echo "$app,$np,$k,$nodes,$cap,$status,$(field check "$result"),$(field digest "$result"),$(field time_s "$result"),$wall,$(field c2s_avg "$report"),$(field c2s_max "$report"),$(field s2c_avg "$report"),$(field s2c_max "$report"),$(field c2s_peak_max "$report"),$(field s2c_peak_max "$report"),$(field closed "$report"),$(field reopened "$report"),$(field asked "$report"),$(field over_cap "$report"),$(field setups "$report"),$(field setup_us_avg "$report"),$(field retrans "$report"),$(field mem_bytes "$report"),$(field static_mem_bytes "$report"),$(field rt_mem_avg "$report"),$(field rt_mem_max "$report"),$hybrid,$(field ud_ops "$report"),$(field rc_ops "$report"),$(field promotions "$report"),$(field ud_retrans "$report"),$(field buf_mem_avg "$report"),$round"
+                echo "$app,$np,$k,$nodes,$cap,$status,$(field check "$result"),$(field digest "$result"),$(field time_s "$result"),$wall,$(field c2s_avg "$report"),$(field c2s_max "$report"),$(field s2c_avg "$report"),$(field s2c_max "$report"),$(field c2s_peak_max "$report"),$(field s2c_peak_max "$report"),$(field closed "$report"),$(field reopened "$report"),$(field asked "$report"),$(field over_cap "$report"),$(field setups "$report"),$(field setup_us_avg "$report"),$(field retrans "$report"),$(field mem_bytes "$report"),$(field static_mem_bytes "$report"),$(field rt_mem_avg "$report"),$(field rt_mem_max "$report"),$hybrid,$(field ud_ops "$report"),$(field rc_ops "$report"),$(field promotions "$report"),$(field ud_retrans "$report"),$(field buf_mem_avg "$report"),$round,$(field ud_nodes_avg "$report")$(kinds "$report")"
             done
         done
     done

@@ -18,9 +18,18 @@ The model, per process, N processes in M = N / k nodes of k processes:
                connection has one end in a client and one in a data server.
   QP memory    connections x (client QP + server QP bytes), both from the report's
                model (mem_bytes); static: every process to every other node.
-  runtime      rt_mem = a0 + aN N + aM M + aC C (least squares per application; the
-               terms of docs/SCALING.md: per-process index and directory entries,
-               per-node segment tables, per-connection records on both ends).
+  runtime      rt_mem = a0 + aN N + aM M + aC C + aU U (non-negative least squares per
+               application; the terms of docs/SCALING.md: per-process index and directory
+               entries, per-node segment tables, per-connection records on both ends, and
+               per node reached over UD instead (U: with the hybrid path under a cap, the
+               nodes the uncapped run connects to beyond the C it keeps), its window at
+               the client and the request engine's record of that client at the server).
+  by kind      when the runs have the report's mem_<kind>_avg columns: each kind of
+               runtime memory fitted alone (non-negative least squares per application) on
+               the terms its code has (KIND_TERMS: docs/SCALING.md's formulas): N for the
+               per-process tables, M for the per-node ones, C for connections (both ends:
+               a server has k x C clients shared by k processes), U for the nodes reached
+               over UD (ud_nodes_avg), a constant for what follows what is in flight.
   registered   buf_mem priced from the pools' sizes in the code (docs/SCALING.md's table
                of registered pools): every process's bounce buffers (4 x 64 KiB at
                first), reply pool and connection UD pool; every node's data-server
@@ -45,6 +54,27 @@ APPS = ["lu", "randomaccess", "lj"]
 PREDICT_PROCS = [1024, 8192, 65536]
 PREDICT_NODE_SIZES = [1, 6, 16]  # 6: the paper's processes per node
 CAP = 8
+MIB = 1024 * 1024
+# The runtime's kinds (armci/core/memstat.h) and the terms each grows by: N processes, M nodes,
+# L processes when a node has more than one (softib gives each its own port: its LID is kept
+# per process), HN processes when the hybrid path is on (every process's UD data QP), H 1 when
+# it is on, C connections a process keeps (both ends), U nodes it reaches over UD. "max": what
+# follows what is in flight, priced at the most any run of the application held.
+KIND_TERMS = {
+    "segments": ("1", "M"),      # a record per segment, 16 B per node of each
+    "index": ("1", "N", "M"),    # 24 B per block (each array's, the barrier's per node) + 4 N
+    "directory": ("N", "M", "L", "HN"),  # 4 N, 22 M, 2 N (LIDs), 4-8 N (UD data QPs)
+    "topology": ("1", "N", "M"),   # 0 for equal nodes of consecutive ranks
+    "groups": ("1", "N"),
+    "sync": ("1", "M"),          # the barrier's per-node slots
+    "conns": ("1", "C", "U"),    # records and tables, both ends; the engine's per client
+    "sendq": ("1", "C"),
+    "work": ("max",),
+    "replies": ("max",),
+    "datagram": ("H", "U"),      # a window per node reached over UD
+}
+PER_N_KINDS = ("index", "directory", "topology", "groups")  # grow with N: per-process tables
+AIMS = [(1, 4.0), (16, 2.0)]  # issue 48: MiB a process at 64 K processes, by node size
 
 # Registered pools (armci/transport/work.c, replies.c, dgram.c; armci/odcm/ud.c;
 # armci/dataserver/resources.c, resources.h): bytes, softib's 4096-byte MTU.
@@ -219,8 +249,21 @@ class Model:
             if len(a) < 4:
                 continue
             x = [[1, int(r["procs"]), nodes(int(r["procs"]), int(r["node_size"])),
-                  num(r, "c2s_avg")] for r in a]
+                  num(r, "c2s_avg"), self.ud_nodes_of_run(r)] for r in a]
             self.rt[app] = nonnegative_lstsq(x, [num(r, "rt_mem_avg") for r in a])
+        self.kinds = {}
+        for app in APPS:
+            a = [r for r in ok if r["app"] == app]
+            for kind, terms in KIND_TERMS.items():
+                col = f"mem_{kind}_avg"
+                pts = [r for r in a if not math.isnan(num(r, col))]
+                if len(pts) < 4:
+                    continue
+                if terms == ("max",):
+                    self.kinds[app, kind] = [max(num(r, col) for r in pts)]
+                    continue
+                x = [[self.term_of_run(t, r) for t in terms] for r in pts]
+                self.kinds[app, kind] = nonnegative_lstsq(x, [num(r, col) for r in pts])
         # What each application grows its bounce buffers to, beyond the pools' sizes: apart
         # with the hybrid path on, where most small operations go by UD and take none.
         self.bounce_growth = {}
@@ -248,6 +291,47 @@ class Model:
             c = distinct_nodes(m, self.draws[app])
         return min(c, cap) if cap else c
 
+    def ud_nodes(self, app, n, k, cap=0, hybrid=False, run=False):
+        """Nodes a process reaches over UD: with the hybrid path under a cap, those the
+        uncapped pattern connects to beyond the cap."""
+        if not (cap and hybrid):
+            return 0.0
+        return max(0.0, self.c2s(app, n, k, 0, run) - self.c2s(app, n, k, cap, run))
+
+    def ud_nodes_of_run(self, r):
+        """The same for a measured run: the model's uncapped count beyond what it kept."""
+        if not is_hybrid(r) or r["cap"] == "0":
+            return 0.0
+        uncapped = self.c2s(r["app"], int(r["procs"]), int(r["node_size"]), 0, run=True)
+        return max(0.0, uncapped - num(r, "c2s_avg"))
+
+    def term_of_run(self, term, r):
+        n, k, h = int(r["procs"]), int(r["node_size"]), is_hybrid(r)
+        return {"1": 1.0, "max": 1.0, "N": n, "M": nodes(n, k), "L": n if k > 1 else 0,
+                "HN": n if h else 0, "H": 1.0 if h else 0.0, "C": num(r, "c2s_avg"),
+                "U": num(r, "ud_nodes_avg") if h else 0.0}[term]
+
+    def term(self, term, app, n, k, cap, hybrid, run=False):
+        return {"1": 1.0, "max": 1.0, "N": n, "M": nodes(n, k), "L": n if k > 1 else 0,
+                "HN": n if hybrid else 0, "H": 1.0 if hybrid else 0.0,
+                "C": self.c2s(app, n, k, cap, run),
+                "U": self.ud_nodes(app, n, k, cap, hybrid, run)}[term]
+
+    def kind_mem(self, app, kind, n, k, cap=0, hybrid=None, run=False):
+        if (app, kind) not in self.kinds:
+            return math.nan
+        if hybrid is None:
+            hybrid = cap > 0
+        return sum(c * self.term(t, app, n, k, cap, hybrid, run)
+                   for c, t in zip(self.kinds[app, kind], KIND_TERMS[kind]))
+
+    def heap(self, app, n, k, cap=0, hybrid=None, run=False):
+        """The runtime's memory a process, the sum of its kinds (the aggregate fit without
+        them)."""
+        if any((app, kind) in self.kinds for kind in KIND_TERMS):
+            return sum(self.kind_mem(app, kind, n, k, cap, hybrid, run) for kind in KIND_TERMS)
+        return self.rt_mem(app, n, k, cap, run, hybrid)
+
     def s2c(self, app, n, k, cap=0, run=False):
         return k * self.c2s(app, n, k, cap, run) if nodes(n, k) > 1 else 0.0
 
@@ -257,11 +341,16 @@ class Model:
     def static_qp_mem(self, n, k):
         return (nodes(n, k) - 1) * self.qp_pair_bytes
 
-    def rt_mem(self, app, n, k, cap=0, run=False):
+    def rt_mem(self, app, n, k, cap=0, run=False, hybrid=None):
+        """hybrid: whether small operations to the nodes beyond the cap go over UD (the
+        default under a cap, ARMCI_HYBRID=auto)."""
         if app not in self.rt:
             return math.nan
-        a0, an, am, ac = self.rt[app]
-        return a0 + an * n + am * nodes(n, k) + ac * self.c2s(app, n, k, cap, run)
+        if hybrid is None:
+            hybrid = cap > 0
+        a0, an, am, ac, au = self.rt[app]
+        return (a0 + an * n + am * nodes(n, k) + ac * self.c2s(app, n, k, cap, run)
+                + au * self.ud_nodes(app, n, k, cap, hybrid, run))
 
     def buf_mem(self, app, n, k, cap=0, hybrid=False, run=False):
         """Registered bytes a process: the pools' sizes at this job's server load, plus the
@@ -294,7 +383,7 @@ def report(model, scale):
           for a in model.draws]
          + [["qp_pair_bytes", fmt(model.qp_pair_bytes, 0), "client + server QP per connection"]]
          + [[f"rt_{a}", " ".join(fmt(v, 2) for v in model.rt[a]),
-             "rt_mem = a0 + aN*N + aM*M + aC*C (bytes)"] for a in model.rt]
+             "rt_mem = a0 + aN*N + aM*M + aC*C + aU*U (bytes)"] for a in model.rt]
          + [[f"bounce_growth_{a}{'_hybrid' if h else ''}", fmt(model.bounce_growth[a, h], 0),
              "registered bytes a process beyond the pools' sizes (bounce buffers grown)"]
             for a, h in model.bounce_growth]
@@ -308,7 +397,7 @@ def report(model, scale):
         n, k, cap = int(r["procs"]), int(r["node_size"]), int(r["cap"])
         hybrid = is_hybrid(r)
         c_model = model.c2s(r["app"], n, k, cap, run=True)
-        rt_model = model.rt_mem(r["app"], n, k, cap, run=True)
+        rt_model = model.rt_mem(r["app"], n, k, cap, run=True, hybrid=hybrid)
         # the registered pools at the run's own measured server load
         buf_model = (priced_buf_mem(k, num(r, "s2c_avg"), hybrid)
                      + model.bounce_growth.get((r["app"], hybrid), math.nan))
@@ -345,6 +434,48 @@ def report(model, scale):
           "rt_mem_kib", "rt_mem_cap_kib", "buf_mem_kib", "buf_mem_cap_hybrid_kib",
           "all_connect_overlap_ms", "all_connect_serial_ms"],
          pred)
+    if model.kinds:
+        emit("runtime memory by kind: fitted (bytes a process)",
+             ["app", "kind", "terms", "coefficients"],
+             [[app, kind, " ".join(KIND_TERMS[kind]), " ".join(fmt(c, 2) for c in coef)]
+              for (app, kind), coef in model.kinds.items()])
+        fit = []
+        for (app, kind), coef in model.kinds.items():
+            ratios = []
+            for r in scale:
+                if r["status"] != "ok" or r["app"] != app:
+                    continue
+                measured = num(r, f"mem_{kind}_avg")
+                priced = sum(c * model.term_of_run(t, r) for c, t in zip(coef, KIND_TERMS[kind]))
+                if math.isnan(measured) or (measured == 0 and priced < 1):
+                    continue
+                ratios.append(measured / priced if priced > 0 else math.inf)
+            within = sum(1 for q in ratios if 0.9 <= q <= 1.1)
+            fit.append([app, kind, len(ratios), within,
+                        fmt(min(ratios), 2) if ratios else "", fmt(max(ratios), 2) if ratios else ""])
+        emit("runtime memory by kind: measured / model over the runs (0 = 0 left out)",
+             ["app", "kind", "runs", "within_10pct", "ratio_min", "ratio_max"], fit)
+        by_kind = []
+        for app in APPS:
+            for k in PREDICT_NODE_SIZES:
+                n = PREDICT_PROCS[-1]
+                by_kind.append([app, n, k] + [fmt(model.kind_mem(app, kind, n, k, CAP) / 1024, 0)
+                                              for kind in KIND_TERMS])
+        emit(f"runtime memory by kind at 64 K processes, cap {CAP}, hybrid on (KiB a process)",
+             ["app", "procs", "node_size"] + list(KIND_TERMS), by_kind)
+    aims = []
+    for k, aim in AIMS:
+        for app in APPS:
+            n = PREDICT_PROCS[-1]
+            rt = model.heap(app, n, k, CAP)
+            per_n = sum(model.kind_mem(app, kind, n, k, CAP) for kind in PER_N_KINDS)
+            buf = model.buf_mem(app, n, k, CAP, hybrid=True)
+            aims.append([app, n, k, fmt(rt / MIB, 2), fmt(per_n / MIB, 2), fmt(buf / MIB, 2),
+                         fmt((rt + buf) / MIB, 2), fmt(aim, 1),
+                         "yes" if rt + buf <= aim * MIB else "no"])
+    emit(f"aims: runtime heap + registered buffers a process, cap {CAP}, hybrid path on",
+         ["app", "procs", "node_size", "heap_mib", "of_it_per_process_tables_mib",
+          "registered_mib", "total_mib", "aim_mib", "within"], aims)
     paper = []
     for app in APPS:
         for i, n in enumerate(PAPER_PROCS):
@@ -436,7 +567,7 @@ def plot(model, scale, out):
                       "bench/scale.sh runs: connections per process")
     measured_vs_model(a_mfit, model, scale, "rt_mem_avg",
                       lambda r: model.rt_mem(r["app"], int(r["procs"]), int(r["node_size"]),
-                                             int(r["cap"]), run=True),
+                                             int(r["cap"]), run=True, hybrid=is_hybrid(r)),
                       "bench/scale.sh runs: runtime memory per process (KiB)", unit=1024)
     if not model.connect:  # no CONNECT_CSV: nothing to draw on a log scale there
         a_time.set_xscale("linear")

@@ -16,6 +16,10 @@ if [ $# -gt 0 ]; then
     exec meson test -C "$build" --print-errorlogs --num-processes 2 "$@"
 fi
 
+# A process that dies of SIGSEGV (or SIGABRT...) leaves a core in its directory; each stage
+# prints the backtraces of the ones its tests left (scripts/core-backtraces.sh).
+# shellcheck disable=SC3045 # dash and bash both have ulimit -c
+ulimit -c unlimited 2>/dev/null || true
 failed=""
 summary=""
 # stage NAME BUDGET_DIR MULTIPLIER CMD...: runs CMD, then the time budget of the meson run
@@ -27,6 +31,7 @@ stage() {
     start=$(date +%s)
     verdict=PASS
     "$@" || verdict=FAIL
+    scripts/core-backtraces.sh "$dir"
     # The budget of the run this stage made (a stage that failed before testing has none).
     if [ -s "$dir/meson-logs/testlog.json" ] && [ "$(stat -c %Y "$dir/meson-logs/testlog.json")" -ge "$start" ]; then
         scripts/time-budget.py "$dir" --multiplier "$mult" || verdict="$verdict, over the time budget"

@@ -14,6 +14,7 @@ struct hybrid_stats {
     long promotions;      /* RC connections opened because a node's UD traffic earned one */
     long retransmissions; /* request datagrams sent again after a timeout */
     long answers_late;    /* answers to requests answered already (duplicates, retransmissions) */
+    long nodes;           /* nodes sent datagrams to (each keeps a window: transport/dgram.c) */
     /* server */
     long executed;       /* requests executed */
     long duplicates;     /* older requests answered from the cache (or, gets, read again) */

@@ -22,7 +22,7 @@ enum mem_kind {
     MEM_SEND_QUEUES,  /* send-queue rings of the connections */
     MEM_WORK,         /* records of operations in flight or queued */
     MEM_REPLY_SLOTS,  /* messages awaiting a reply, by token */
-    MEM_DATAGRAM,     /* the UD data path: windows per node, answer caches per client */
+    MEM_DATAGRAM,     /* the UD data path: windows per node and their requests' data */
     MEM_BUF_BOUNCE,   /* registered buffers from here on: bounce buffers */
     MEM_BUF_RECV,     /* receive pools */
     MEM_BUF_SERVER,   /* the data server's reply buffers */

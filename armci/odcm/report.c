@@ -177,7 +177,7 @@ static void print_cap_fields(const struct cap_report *r)
 
 /* ---- the hybrid UD data path (ARMCI_HYBRID) ---- */
 
-#define HYBRID_FIELDS 10
+#define HYBRID_FIELDS 11
 
 /* Collective over the job: the counters summed. */
 static void reduce_hybrid(long sums[HYBRID_FIELDS])
@@ -185,7 +185,7 @@ static void reduce_hybrid(long sums[HYBRID_FIELDS])
     const struct hybrid_stats *h = &hybrid_stats;
     long mine[HYBRID_FIELDS] = {h->ud_ops,         h->rc_ops,   h->promotions, h->retransmissions,
                                 h->answers_late,   h->executed, h->duplicates, h->early,
-                                h->answers_unsent, h->refused};
+                                h->answers_unsent, h->refused,  h->nodes};
     MPI_Reduce(mine, sums, HYBRID_FIELDS, MPI_LONG, MPI_SUM, 0, rt.comm);
 }
 
@@ -207,9 +207,10 @@ static void print_hybrid_fields(const long s[HYBRID_FIELDS], long closed)
     fprintf(
         report_out,
         " hybrid=%d ud_ops=%ld rc_ops=%ld promotions=%ld demotions=%ld ud_retrans=%ld "
-        "ud_duplicates=%ld ud_early=%ld ud_unsent=%ld ud_late=%ld ud_refused=%ld ud_executed=%ld",
+        "ud_duplicates=%ld ud_early=%ld ud_unsent=%ld ud_late=%ld ud_refused=%ld ud_executed=%ld "
+        "ud_nodes_avg=%.2f",
         cfg.hybrid_on, s[0], s[1], s[2], cfg.hybrid_on ? closed : 0, s[3], s[6], s[7], s[8], s[4],
-        s[9], s[5]);
+        s[9], s[5], (double)s[10] / rt.nprocs);
 }
 
 /* ---- connection recovery (ARMCI_RECOVERY_TIMEOUT) ---- */

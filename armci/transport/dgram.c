@@ -102,6 +102,7 @@ static struct dgram_peer *peer_of(int node)
         return p;
     p = xcalloc(1, sizeof(*p));
     memstat_add(MEM_DATAGRAM, (long)sizeof(*p));
+    hybrid_stats.nodes++;
     *p = (struct dgram_peer){.node = node, .rto = cfg.hybrid_rto};
     intmap_put(&peers, (uint32_t)node, p);
     return p;
@@ -288,6 +289,7 @@ static void post_piece(struct dgram_peer *p, const struct transfer *x, const str
         sl->dest = local;
     } else {
         sl->payload = xmalloc(len);
+        memstat_add(MEM_DATAGRAM, (long)len);
         memcpy(sl->payload, local, len);
     }
     if (x->op == TRANSFER_ACC) {
@@ -373,6 +375,8 @@ static void answered(struct dgram_peer *p, struct dgram_slot *sl, const struct d
         *sl->result = sl->rq.len == sizeof(int) ? (int64_t)(int32_t)a->value : a->value;
     if (retransmit_may_sample(sl->sends, polled_at, now_seconds()))
         rtt_sample(p, now_seconds() - sl->sent_at);
+    if (sl->payload)
+        memstat_add(MEM_DATAGRAM, -(long)sl->rq.len);
     free(sl->payload);
     sl->payload = NULL;
     sl->answered = true;
@@ -545,8 +549,12 @@ void dgram_fini(void)
     struct dgram_peer *p;
     INTMAP_FOR_EACH(&peers, p)
     {
-        for (uint32_t s = p->base; s != p->next_seq; s++)
-            free(slot_at(p, s)->payload);
+        for (uint32_t s = p->base; s != p->next_seq; s++) {
+            struct dgram_slot *sl = slot_at(p, s);
+            if (sl->payload)
+                memstat_add(MEM_DATAGRAM, -(long)sl->rq.len);
+            free(sl->payload);
+        }
         memstat_add(MEM_DATAGRAM, -(long)(sizeof(*p) + sizeof(*p->slots) * p->cap));
         free(p->slots);
         free(p);

@@ -73,6 +73,14 @@ KIND_TERMS = {
     "replies": ("max",),
     "datagram": ("H", "U"),      # a window per node reached over UD
 }
+def kind_term(term, n, k, hybrid, c, u):
+    """The value of one of KIND_TERMS for n processes in nodes of k, c connections and u nodes
+    over UD a process."""
+    return {"1": 1.0, "max": 1.0, "N": n, "M": nodes(n, k), "L": n if k > 1 else 0,
+            "HN": n if hybrid else 0, "H": 1.0 if hybrid else 0.0, "C": c,
+            "U": u if hybrid else 0.0}[term]
+
+
 PER_N_KINDS = ("index", "directory", "topology", "groups")  # grow with N: per-process tables
 AIMS = [(1, 4.0), (16, 2.0)]  # issue 48: MiB a process at 64 K processes, by node size
 
@@ -299,23 +307,22 @@ class Model:
         return max(0.0, self.c2s(app, n, k, 0, run) - self.c2s(app, n, k, cap, run))
 
     def ud_nodes_of_run(self, r):
-        """The same for a measured run: the model's uncapped count beyond what it kept."""
+        """The same for a measured run: what the report counted (ud_nodes_avg), or for older
+        CSVs the model's uncapped count beyond the connections the run kept."""
         if not is_hybrid(r) or r["cap"] == "0":
             return 0.0
+        if not math.isnan(num(r, "ud_nodes_avg")):
+            return num(r, "ud_nodes_avg")
         uncapped = self.c2s(r["app"], int(r["procs"]), int(r["node_size"]), 0, run=True)
         return max(0.0, uncapped - num(r, "c2s_avg"))
 
     def term_of_run(self, term, r):
-        n, k, h = int(r["procs"]), int(r["node_size"]), is_hybrid(r)
-        return {"1": 1.0, "max": 1.0, "N": n, "M": nodes(n, k), "L": n if k > 1 else 0,
-                "HN": n if h else 0, "H": 1.0 if h else 0.0, "C": num(r, "c2s_avg"),
-                "U": num(r, "ud_nodes_avg") if h else 0.0}[term]
+        n, k = int(r["procs"]), int(r["node_size"])
+        return kind_term(term, n, k, is_hybrid(r), num(r, "c2s_avg"), self.ud_nodes_of_run(r))
 
     def term(self, term, app, n, k, cap, hybrid, run=False):
-        return {"1": 1.0, "max": 1.0, "N": n, "M": nodes(n, k), "L": n if k > 1 else 0,
-                "HN": n if hybrid else 0, "H": 1.0 if hybrid else 0.0,
-                "C": self.c2s(app, n, k, cap, run),
-                "U": self.ud_nodes(app, n, k, cap, hybrid, run)}[term]
+        return kind_term(term, n, k, hybrid, self.c2s(app, n, k, cap, run),
+                         self.ud_nodes(app, n, k, cap, hybrid, run))
 
     def kind_mem(self, app, kind, n, k, cap=0, hybrid=None, run=False):
         if (app, kind) not in self.kinds:

@@ -117,8 +117,8 @@ bool engine_first_datagram(struct engine_client *e)
  */
 static bool still_asked(const struct engine_client *e, const struct kept_answer *k, uint64_t next)
 {
-    if (!k->used || k->seq >= next)
-        return k->used;
+    if (!k->used)
+        return false;
     if (k->by_datagram)
         return k->seq >= e->acked && next - k->seq <= (uint64_t)cfg.hybrid_window;
     return next - k->seq <= ring_size();

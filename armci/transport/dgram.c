@@ -113,6 +113,22 @@ static struct dgram_slot *slot_at(const struct dgram_peer *p, uint32_t seq)
     return &p->slots[seq % p->cap];
 }
 
+/* A put's or accumulate's data, copied: the caller's buffer is free once the call returns. */
+static void *payload_copy(const void *local, size_t len)
+{
+    void *copy = xmalloc(len);
+    memstat_add(MEM_DATAGRAM, (long)len);
+    return memcpy(copy, local, len);
+}
+
+static void payload_free(struct dgram_slot *sl)
+{
+    if (sl->payload)
+        memstat_add(MEM_DATAGRAM, -(long)sl->rq.len);
+    free(sl->payload);
+    sl->payload = NULL;
+}
+
 /* Room for one more slot: doubles the ring (up to the window), each slot moving to its place. */
 static void resize_slots(struct dgram_peer *p, uint32_t cap)
 {
@@ -288,9 +304,7 @@ static void post_piece(struct dgram_peer *p, const struct transfer *x, const str
     if (x->op == TRANSFER_GET) {
         sl->dest = local;
     } else {
-        sl->payload = xmalloc(len);
-        memstat_add(MEM_DATAGRAM, (long)len);
-        memcpy(sl->payload, local, len);
+        sl->payload = payload_copy(local, len);
     }
     if (x->op == TRANSFER_ACC) {
         sl->rq.datatype = (uint8_t)x->datatype;
@@ -375,10 +389,7 @@ static void answered(struct dgram_peer *p, struct dgram_slot *sl, const struct d
         *sl->result = sl->rq.len == sizeof(int) ? (int64_t)(int32_t)a->value : a->value;
     if (retransmit_may_sample(sl->sends, polled_at, now_seconds()))
         rtt_sample(p, now_seconds() - sl->sent_at);
-    if (sl->payload)
-        memstat_add(MEM_DATAGRAM, -(long)sl->rq.len);
-    free(sl->payload);
-    sl->payload = NULL;
+    payload_free(sl);
     sl->answered = true;
     p->fenced--;
     fenced_total--;
@@ -549,12 +560,8 @@ void dgram_fini(void)
     struct dgram_peer *p;
     INTMAP_FOR_EACH(&peers, p)
     {
-        for (uint32_t s = p->base; s != p->next_seq; s++) {
-            struct dgram_slot *sl = slot_at(p, s);
-            if (sl->payload)
-                memstat_add(MEM_DATAGRAM, -(long)sl->rq.len);
-            free(sl->payload);
-        }
+        for (uint32_t s = p->base; s != p->next_seq; s++)
+            payload_free(slot_at(p, s));
         memstat_add(MEM_DATAGRAM, -(long)(sizeof(*p) + sizeof(*p->slots) * p->cap));
         free(p->slots);
         free(p);

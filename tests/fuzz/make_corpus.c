@@ -954,6 +954,17 @@ static void dgram_rc_corpus(void)
     dg_one(NATURAL | RC, 5, &r);
     save("dgram", "rc-replay");
 
+    /* Eight Rmws over RC on a connection that breaks before any answer leaves (more kept
+     * answers than the engine's first ring holds: it grows), replayed on a new one: every
+     * one answered with its first value, applied once. */
+    put8(WORLD_4096_W8);
+    for (uint32_t seq = 0; seq < 8; seq++) {
+        r = drmw(seq, A + 8 * (seq % 3), ARMCI_FETCH_AND_ADD_LONG, (int)seq + 1);
+        dg_add(&r);
+    }
+    dg_send(NATURAL | RC | BROKEN | TWICE, 4, 0);
+    save("dgram", "rc-kept");
+
     /* A put left in place: the pull the broken connection cuts short (half its data landed)
      * leaves it unexecuted, its number unused, and the get behind it early; the replay
      * applies both once. A pull refused for its range is answered, broken or not. */

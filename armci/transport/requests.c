@@ -155,11 +155,17 @@ static void post_send(struct conn *c, const struct target *t, struct pool_buffer
  */
 
 /* Whether r may share its SEND: an update (protocol.h) whose payload is copied behind it,
- * within the server's request buffer. */
+ * within the server's request buffer. Not one the server pulls in place (`pull_from`): its
+ * header alone is its SEND, and a request joining it would make it one whose implied payload
+ * follows (DS_MORE), which the server refuses. */
 static bool shares_send(const struct request_desc *r)
 {
+    bool pulled_in_place = r->pull_from != NULL;
+#if ARMCI_MUTANT_IS(pulled_in_place_shares)
+    pulled_in_place = false;
+#endif
     return ds_op_shares_send(r->msg.op) && !r->verbatim && !r->ngather && !r->reply_to_bounce &&
-           !r->sent && r->payload <= request_room();
+           !r->sent && !pulled_in_place && r->payload <= request_room();
 }
 
 /* Whether r's payload is pulled by the server (wire/protocol.h): copied past what the

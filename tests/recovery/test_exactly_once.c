@@ -8,7 +8,9 @@
  *     the request's bounce buffer), and contiguous accumulates of both kinds (16 KiB pulled in
  *     place from registered memory, 12 KiB pulled from a bounce buffer); non-blocking ones in
  *     place,
- *     several in flight (a later SEND's completion retires the earlier: replayed from records);
+ *     several in flight (a later SEND's completion retires the earlier: replayed from records),
+ *     and a contiguous one of 80 KB in place among them (two pieces, each a SEND of a header
+ *     alone whose payload the server pulls: neither may open a SEND the next requests join);
  *   - vector puts, accumulates and gets; contiguous puts and gets;
  *   - fetch-and-add Rmw on a counter of rank 0, and a mutex-guarded read-modify-write
  *     (get, put, unlock) of another;
@@ -29,29 +31,31 @@
 
 #include "testutil.h"
 
-#define BOX_ROWS   64
-#define BOX_ROW    2048 /* the pulled box: 128 KiB from registered memory */
-#define SHORT_ROWS 24
-#define SHORT_ROW  100 /* a packed box from malloc'd memory */
-#define ACC_ROWS   16
-#define ACC_ROW    128 /* doubles: 1 KiB rows, gathered in place from registered memory */
-#define ACC_CONTIG 2048 /* doubles: 16 KiB in place, past a request buffer (pulled in place) */
-#define ACC_COPIED 1536 /* doubles: 12 KiB from malloc'd memory (pulled from a bounce buffer) */
-#define VEC_SEGS   20
-#define VEC_SEG    48
+#define BOX_ROWS      64
+#define BOX_ROW       2048 /* the pulled box: 128 KiB from registered memory */
+#define SHORT_ROWS    24
+#define SHORT_ROW     100 /* a packed box from malloc'd memory */
+#define ACC_ROWS      16
+#define ACC_ROW       128   /* doubles: 1 KiB rows, gathered in place from registered memory */
+#define ACC_CONTIG    2048  /* doubles: 16 KiB in place, past a request buffer (pulled in place) */
+#define ACC_COPIED    1536  /* doubles: 12 KiB from malloc'd memory (pulled from a bounce buffer) */
+#define ACC_CONTIG_NB 10000 /* doubles: 80 KB in place, non-blocking (two pulled pieces) */
+#define VEC_SEGS      20
+#define VEC_SEG       48
 
 /* The layout of each rank's segment; the regions written by a source are its own. */
 struct area {
-    unsigned char box[BOX_ROWS][BOX_ROW * 2];    /* pulled box: every other 2 KiB */
+    unsigned char box[BOX_ROWS][BOX_ROW * 2]; /* pulled box: every other 2 KiB */
     unsigned char shortbox[SHORT_ROWS][SHORT_ROW * 3];
     double acc_in_place[ACC_ROWS][ACC_ROW * 2];
     double acc_copied[ACC_ROWS][ACC_ROW * 2];
     double acc_contig[ACC_CONTIG];
     double acc_nb[ACC_ROWS][ACC_ROW * 2];
+    double acc_contig_nb[ACC_CONTIG_NB];
     unsigned char vec[VEC_SEGS][VEC_SEG * 2];
     unsigned char contig[8192];
-    long fenced[2];     /* the round last put here by the rank that targets me, then fenced */
-    long counter;       /* rank 0: fetch-and-add */
+    long fenced[2];      /* the round last put here by the rank that targets me, then fenced */
+    long counter;        /* rank 0: fetch-and-add */
     long locked_counter; /* rank 0: under mutex 0 */
 };
 
@@ -111,13 +115,19 @@ static void accumulates(int to, double *reg, double *heap)
 }
 
 /* Non-blocking accumulates in place from registered memory, NB_ACCS in flight at once, each
- * source its own until its handle completes. */
+ * source its own until its handle completes; a contiguous one pulled in place (`contig`) goes
+ * first, the strided ones behind it. */
 #define NB_ACCS 3
-static void nonblocking_accumulates(int to, double *reg)
+static void nonblocking_accumulates(int to, double *reg, double *contig)
 {
     struct area *t = areas[to];
     double one = 1.0;
-    armci_hdl_t h[NB_ACCS];
+    armci_hdl_t h[NB_ACCS], hc;
+    for (int i = 0; i < ACC_CONTIG_NB; i++)
+        contig[i] = 1.0;
+    ARMCI_INIT_HANDLE(&hc);
+    ARMCI_NbAcc(ARMCI_ACC_DBL, &one, contig, t->acc_contig_nb, (int)sizeof(t->acc_contig_nb), to,
+                &hc);
     int s[1] = {ACC_ROW * (int)sizeof(double)}, d[1] = {ACC_ROW * 2 * (int)sizeof(double)};
     int c[2] = {ACC_ROW * (int)sizeof(double), ACC_ROWS};
     for (int k = 0; k < NB_ACCS; k++) {
@@ -131,6 +141,8 @@ static void nonblocking_accumulates(int to, double *reg)
         ARMCI_Wait(&h[k]);
         scribble(reg + (size_t)k * ACC_ROWS * ACC_ROW, ACC_ROWS * ACC_ROW);
     }
+    ARMCI_Wait(&hc);
+    scribble(contig, ACC_CONTIG_NB);
 }
 
 static void vectors_and_contig(int round, int to, unsigned char *buf)
@@ -142,7 +154,8 @@ static void vectors_and_contig(int round, int to, unsigned char *buf)
         src[i] = buf + i * VEC_SEG;
         dst[i] = t->vec[i];
     }
-    armci_giov_t v = {.src_ptr_array = src, .dst_ptr_array = dst, .ptr_array_len = VEC_SEGS, .bytes = VEC_SEG};
+    armci_giov_t v = {
+        .src_ptr_array = src, .dst_ptr_array = dst, .ptr_array_len = VEC_SEGS, .bytes = VEC_SEG};
     ARMCI_PutV(&v, 1, to);
     unsigned char *c = buf + VEC_SEGS * VEC_SEG;
     fill_pattern(c, sizeof(t->contig), seed_of(round, me, 4));
@@ -168,7 +181,8 @@ static void read_back(int round, int to, unsigned char *buf)
         src[i] = t->vec[i];
         dst[i] = buf + i * VEC_SEG;
     }
-    armci_giov_t v = {.src_ptr_array = src, .dst_ptr_array = dst, .ptr_array_len = VEC_SEGS, .bytes = VEC_SEG};
+    armci_giov_t v = {
+        .src_ptr_array = src, .dst_ptr_array = dst, .ptr_array_len = VEC_SEGS, .bytes = VEC_SEG};
     ARMCI_GetV(&v, 1, to);
     bad = check_pattern(buf, VEC_SEGS * VEC_SEG, seed_of(round, me, 3));
     CHECK(bad < 0, "round %d: vector put/get with rank %d wrong at byte %ld", round, to, bad);
@@ -191,8 +205,10 @@ static void fence_seen_by_target(int round, int to, int from)
     /* At least that put: its sender's stamps only grow, and it may be a round ahead by now. */
     volatile long *mine_fenced = &mine->fenced[0];
     long seen = *mine_fenced;
-    CHECK(seen >= theirs, "round %d: rank %d fenced its put (%ld) before telling me, but my "
-          "memory holds %ld", round, from, theirs, seen);
+    CHECK(seen >= theirs,
+          "round %d: rank %d fenced its put (%ld) before telling me, but my "
+          "memory holds %ld",
+          round, from, theirs, seen);
 }
 
 static void counters(long *fetched, int round)
@@ -225,20 +241,22 @@ int main(int argc, char **argv)
     CHECK(ARMCI_Create_mutexes(1) == 0, "ARMCI_Create_mutexes");
     unsigned char *reg = ARMCI_Malloc_local(BOX_ROWS * BOX_ROW);
     /* The accumulates' registered sources: strided, contiguous, non-blocking (NB_ACCS). */
-    double *accs = ARMCI_Malloc_local(sizeof(double) *
-                                      ((size_t)ACC_ROWS * ACC_ROW * (1 + NB_ACCS) + ACC_CONTIG));
+    double *accs = ARMCI_Malloc_local(
+        sizeof(double) * ((size_t)ACC_ROWS * ACC_ROW * (1 + NB_ACCS) + ACC_CONTIG + ACC_CONTIG_NB));
     unsigned char *heap = malloc(BOX_ROWS * BOX_ROW);
     long *fetched = malloc(sizeof(long) * (size_t)rounds);
     CHECK(reg && accs && heap && fetched, "out of memory");
     ARMCI_Barrier();
 
     /* Every rank sends to the ranks of the next node (or the next rank, with one node). */
-    int to = (me + armci_domain_nprocs(ARMCI_DOMAIN_SMP, armci_domain_my_id(ARMCI_DOMAIN_SMP))) % np;
+    int to =
+        (me + armci_domain_nprocs(ARMCI_DOMAIN_SMP, armci_domain_my_id(ARMCI_DOMAIN_SMP))) % np;
     if (to == me)
         to = (me + 1) % np;
     int from = -1; /* the rank that targets me */
     for (int r = 0; r < np; r++) {
-        int t = (r + armci_domain_nprocs(ARMCI_DOMAIN_SMP, armci_domain_id(ARMCI_DOMAIN_SMP, r))) % np;
+        int t =
+            (r + armci_domain_nprocs(ARMCI_DOMAIN_SMP, armci_domain_id(ARMCI_DOMAIN_SMP, r))) % np;
         if (t == r)
             t = (r + 1) % np;
         if (t == me)
@@ -251,7 +269,8 @@ int main(int argc, char **argv)
             fence_seen_by_target(round, to, from);
         strided_puts(round, to, reg, heap);
         accumulates(to, accs, (double *)heap);
-        nonblocking_accumulates(to, accs + ACC_ROWS * ACC_ROW + ACC_CONTIG);
+        nonblocking_accumulates(to, accs + ACC_ROWS * ACC_ROW + ACC_CONTIG,
+                                accs + ACC_ROWS * ACC_ROW * (1 + NB_ACCS) + ACC_CONTIG);
         vectors_and_contig(round, to, heap);
         counters(fetched, round);
         ARMCI_Fence(to);
@@ -265,7 +284,8 @@ int main(int argc, char **argv)
     /* Accumulates: every element got 1.0 once per round from the one rank that targets me. */
     int senders = 0;
     for (int r = 0; r < np; r++) {
-        int t = (r + armci_domain_nprocs(ARMCI_DOMAIN_SMP, armci_domain_id(ARMCI_DOMAIN_SMP, r))) % np;
+        int t =
+            (r + armci_domain_nprocs(ARMCI_DOMAIN_SMP, armci_domain_id(ARMCI_DOMAIN_SMP, r))) % np;
         if (t == r)
             t = (r + 1) % np;
         senders += t == me;
@@ -282,8 +302,12 @@ int main(int argc, char **argv)
         }
     for (int i = 0; i < ACC_CONTIG; i++) {
         double w = want * (i < ACC_COPIED ? 2 : 1);
-        CHECK(mine->acc_contig[i] == w, "contiguous acc [%d] = %g, not %g", i, mine->acc_contig[i], w);
+        CHECK(mine->acc_contig[i] == w, "contiguous acc [%d] = %g, not %g", i, mine->acc_contig[i],
+              w);
     }
+    for (int i = 0; i < ACC_CONTIG_NB; i++)
+        CHECK(mine->acc_contig_nb[i] == want, "non-blocking contiguous acc [%d] = %g, not %g", i,
+              mine->acc_contig_nb[i], want);
     /* Counters: rounds x np increments, each fetched value handed out once. */
     if (me == 0) {
         CHECK(mine->counter == (long)rounds * np, "Rmw counter %ld, not %ld", mine->counter,

@@ -1,5 +1,5 @@
 /*
- * Cold-node rate: 8-byte operations to random other nodes, the traffic of
+ * Cold-node rate: 8-byte (or `bytes`-byte) operations to random other nodes, the traffic of
  * LJ, RandomAccess and GA's task counters at scale, where most operations go
  * to a node this process has not talked to lately. Each process issues
  * `count` non-blocking operations (ARMCI_NbPut, ARMCI_NbAcc of a long, or a
@@ -9,8 +9,12 @@
  * every operation to a node without a connection either waits for one (RC
  * only) or goes as a datagram (ARMCI_HYBRID).
  *
- * Output CSV: impl,procs,node_size,cap,hybrid,op,ops,seconds,ops_per_s
- * Usage: bench_cold IMPL_NAME [count] [window]
+ * With `bytes` past a datagram's room, the medium transfers the hybrid path
+ * cuts into several requests (ARMCI_HYBRID_SEGMENTED) instead of opening a
+ * connection.
+ *
+ * Output CSV: impl,procs,node_size,cap,hybrid,op,bytes,ops,seconds,ops_per_s
+ * Usage: bench_cold IMPL_NAME [count] [window] [bytes, a multiple of 8]
  */
 #include <mpi.h>
 
@@ -24,6 +28,8 @@
 #define MAX_WINDOW 256
 
 static int me, nprocs, node_size;
+static size_t bytes = sizeof(long); /* per operation */
+static long *source, *landing;      /* bytes, and bytes per window slot */
 
 /* A rank of another node, at random (nodes are node_size consecutive ranks). */
 static int random_other(unsigned *seed)
@@ -39,23 +45,22 @@ static int random_other(unsigned *seed)
 static double run(const char *op, void **base, int count, int window, unsigned seed)
 {
     armci_hdl_t h[MAX_WINDOW];
-    long one = 1, got[MAX_WINDOW];
     double t0;
     ARMCI_Barrier();
     t0 = MPI_Wtime();
     for (int i = 0; i < count; i++) {
         int w = i % window;
         int target = random_other(&seed);
-        long *remote = (long *)base[target] + (me % 64);
+        char *remote = (char *)base[target] + (size_t)(me % 64) * bytes;
         if (i >= window)
             ARMCI_Wait(&h[w]);
         ARMCI_INIT_HANDLE(&h[w]);
         if (!strcmp(op, "put"))
-            ARMCI_NbPut(&one, remote, sizeof(long), target, &h[w]);
+            ARMCI_NbPut(source, remote, (int)bytes, target, &h[w]);
         else if (!strcmp(op, "acc"))
-            ARMCI_NbAcc(ARMCI_ACC_LNG, &one, &one, remote, sizeof(long), target, &h[w]);
+            ARMCI_NbAcc(ARMCI_ACC_LNG, source, source, remote, (int)bytes, target, &h[w]);
         else
-            ARMCI_NbGet(remote, &got[w], sizeof(long), target, &h[w]);
+            ARMCI_NbGet(remote, (char *)landing + (size_t)w * bytes, (int)bytes, target, &h[w]);
     }
     for (int w = 0; w < window && w < count; w++)
         ARMCI_Wait(&h[w]);
@@ -77,6 +82,8 @@ int main(int argc, char **argv)
     int window = argc > 3 ? atoi(argv[3]) : 16;
     if (window < 1 || window > MAX_WINDOW)
         window = 16;
+    if (argc > 4 && atol(argv[4]) >= (long)sizeof(long))
+        bytes = (size_t)atol(argv[4]) / sizeof(long) * sizeof(long);
     const char *ns = getenv("ARMCI_NODE_SIZE");
     node_size = ns && atoi(ns) > 0 ? atoi(ns) : 1;
     const char *cap = getenv("ARMCI_MAX_CONNECTIONS");
@@ -89,20 +96,26 @@ int main(int argc, char **argv)
         return 1;
     }
     void **base = malloc(sizeof(void *) * (size_t)nprocs);
-    ARMCI_Malloc(base, 64 * sizeof(long));
-    memset(base[me], 0, 64 * sizeof(long));
+    ARMCI_Malloc(base, 64 * bytes);
+    memset(base[me], 0, 64 * bytes);
+    source = malloc(bytes);
+    landing = malloc(bytes * (size_t)window);
+    for (size_t i = 0; i < bytes / sizeof(long); i++)
+        source[i] = 1;
     if (me == 0)
-        fprintf(bench_csv(), "impl,procs,node_size,cap,hybrid,op,ops,seconds,ops_per_s\n");
+        fprintf(bench_csv(), "impl,procs,node_size,cap,hybrid,op,bytes,ops,seconds,ops_per_s\n");
     static const char *const ops[] = {"put", "acc", "get"};
     for (int k = 0; k < 3; k++) {
         double s = run(ops[k], base, count, window, 12345u + (unsigned)me * 7919u + (unsigned)k);
         if (me == 0)
-            fprintf(bench_csv(), "%s,%d,%d,%s,%s,%s,%ld,%.4f,%.0f\n", impl, nprocs, node_size,
-                    cap ? cap : "0", hybrid ? hybrid : "auto", ops[k], (long)count * nprocs, s,
-                    (double)count * nprocs / s);
+            fprintf(bench_csv(), "%s,%d,%d,%s,%s,%s,%zu,%ld,%.4f,%.0f\n", impl, nprocs, node_size,
+                    cap ? cap : "0", hybrid ? hybrid : "auto", ops[k], bytes, (long)count * nprocs,
+                    s, (double)count * nprocs / s);
     }
     ARMCI_Free(base[me]);
     free(base);
+    free(source);
+    free(landing);
     ARMCI_Finalize();
     MPI_Finalize();
     return 0;

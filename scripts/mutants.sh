@@ -40,6 +40,11 @@ vector_chain_overtakes ordering-4x2
 dgram_reexecute fuzz-corpus-dgram rmw-mixed-ud-faults-4x2 randomaccess-ud-faults-4x1
 kept_ring_fixed fuzz-corpus-dgram exactly-once-ud-faults-4x1
 kept_grown_unmoved fuzz-corpus-dgram exactly-once-ud-faults-4x1
+promote_price_fixed promote-backoff-6x2
+dgram_never_segmented route-plan
+dgram_segment_unmoved rma-ud-4x2 exactly-once-ud-faults-4x1
+pulled_in_place_shares exactly-once-rc-break-4x1
+answer_bufs_fixed ud-buffers-6x1
 ud_retransmission_dropped udloss-alltoall-6x1-overlap
 msg_op_ignored msg-4x2
 barrier_skips_round 4x2

@@ -122,11 +122,15 @@ const struct config_entry config_table[] = {
      "small operations to a node without a ready connection go over UD datagrams, exactly "
      "once (auto: on when ARMCI_MAX_CONNECTIONS caps connections or the job spans 256 nodes or "
      "more; off; ud: every operation that fits a datagram; on-demand mode only)"},
-    {"ARMCI_HYBRID_PROMOTE", CFG_INT, FIELD(hybrid_promote), "100", 0, 1L << 30, NULL, false,
-     "hybrid: operations over UD to a node before it gets an RC connection (when under the cap); "
-     "0: never"},
+    {"ARMCI_HYBRID_PROMOTE", CFG_INT, FIELD(hybrid_promote), "400", 0, 1L << 30, NULL, false,
+     "hybrid: operations over UD to a node before it gets an RC connection (when under the cap), "
+     "doubled after each promotion to that node; 0: never"},
     {"ARMCI_HYBRID_SIZE", CFG_SIZE, FIELD(hybrid_size), "4096", 256, 65536, NULL, true,
      "hybrid: bytes per data datagram (cut to the port's MTU)"},
+    {"ARMCI_HYBRID_SEGMENTED", CFG_SIZE, FIELD(hybrid_segmented), "65536", 0, 16 * MiB, NULL,
+     false,
+     "hybrid: bytes a transfer may have over UD when its pieces are longer than a datagram "
+     "carries (each cut into several requests); 0: such transfers take RC"},
     {"ARMCI_HYBRID_WINDOW", CFG_INT, FIELD(hybrid_window), "32", 1, 4096, NULL, true,
      "hybrid: requests in flight per node (and answers each data server caches per client)"},
     {"ARMCI_HYBRID_RTO_US", CFG_DOUBLE, FIELD(hybrid_rto_us), "10000", 10, 1e8, NULL, false,

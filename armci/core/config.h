@@ -64,6 +64,7 @@ struct config {
     int hybrid_promote;         /* ARMCI_HYBRID_PROMOTE: operations before a node gets RC */
     size_t hybrid_size;         /* ARMCI_HYBRID_SIZE: bytes per data datagram (at most the MTU) */
     int hybrid_window;          /* ARMCI_HYBRID_WINDOW: requests in flight per node */
+    size_t hybrid_segmented;    /* ARMCI_HYBRID_SEGMENTED: bytes over UD when cut into requests */
     double hybrid_rto;          /* ARMCI_HYBRID_RTO_US, in seconds: first retransmission timeout */
     double hybrid_rto_us;
     double hybrid_timeout;  /* ARMCI_HYBRID_TIMEOUT: seconds of silence before a node is lost */

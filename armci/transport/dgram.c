@@ -31,8 +31,12 @@
 #define CLIENT_SEND_BUFS 32
 /* Receive buffers for answers: a server answers each datagram with one, so one node's full
  * window (ARMCI_HYBRID_WINDOW, 32 by default) of datagrams needs 32 (with fewer, 8 B puts over
- * UD took 185 us instead of 5: answers lost for want of a buffer, then retransmitted). */
-#define CLIENT_RECV_BUFS 32
+ * UD took 185 us instead of 5: answers lost for want of a buffer, then retransmitted). With
+ * requests in flight to several nodes at once their answers may all come together: the pool
+ * doubles while more requests are unanswered than it has buffers, up to CLIENT_RECV_BUFS_MAX
+ * (a 16 KiB get cut into 5 requests, 16 in flight to 16 nodes: 80 answers). */
+#define CLIENT_RECV_BUFS     32
+#define CLIENT_RECV_BUFS_MAX 256
 
 /* One request in a node's window: kept until answered, its data copied. */
 struct dgram_slot {
@@ -60,7 +64,8 @@ struct dgram_peer {
     double silent_since; /* its server's last datagram, the first send of what we wait for,
                             or our return from a time away (TIMER_AWAY_SECONDS): the silence
                             counts from the latest */
-    long ops;            /* operations sent over UD so far */
+    long ops;            /* operations sent over UD since its last promotion */
+    int promotions;      /* RC connections its UD traffic earned: each doubles the next price */
     int fenced;          /* unanswered requests: a fence waits for them */
     bool busy;           /* in the busy list */
 };
@@ -75,22 +80,21 @@ static int fenced_total; /* unanswered requests over all nodes: a fence of all w
 /* When progress last ran with requests outstanding: an answer taken after a longer time away
  * (TIMER_AWAY_SECONDS) measured our absence, not the round trip, and is no RTT sample. */
 static double polled_at;
-static uint8_t *out; /* the datagram being built */
+static uint8_t *out;    /* the datagram being built */
+static int answer_bufs; /* receive buffers posted for answers */
 static size_t datagram;
 
 int dgram_client_cq_entries(void)
 {
-    return cfg.hybrid_on ? 2 * CLIENT_RECV_BUFS : 0;
+    return cfg.hybrid_on ? 2 * CLIENT_RECV_BUFS_MAX : 0;
 }
 
-size_t dgram_put_room(void)
+size_t dgram_room(const struct transfer *x)
 {
-    return datagram - sizeof(struct dgram_header) - sizeof(struct dgram_request);
-}
-
-size_t dgram_get_room(void)
-{
-    return datagram - sizeof(struct dgram_header) - sizeof(struct dgram_answer);
+    if (x->op == TRANSFER_GET)
+        return datagram - sizeof(struct dgram_header) - sizeof(struct dgram_answer);
+    size_t unit = x->op == TRANSFER_ACC ? acc_elem_size(x->datatype) : 1;
+    return (datagram - sizeof(struct dgram_header) - sizeof(struct dgram_request)) / unit * unit;
 }
 
 /* ---- nodes ---- */
@@ -158,9 +162,27 @@ static void mark_busy(struct dgram_peer *p)
     p->busy = true;
 }
 
-long dgram_count_op(int node)
+/* A node that keeps losing its promoted connection (our cap, or its server's soft cap asking
+ * us to close) pays twice as many operations for the next one: without that, the operation after
+ * a demotion promotes it again and the cap's slots turn over (LJ at 64 x 4, cap 8: 4,919
+ * closings, 5,138 promotions). */
+#define PROMOTE_DOUBLINGS_MAX 10
+
+bool dgram_count_op(int node, long price)
 {
-    return ++peer_of(node)->ops;
+    struct dgram_peer *p = peer_of(node);
+    int doublings = MIN(p->promotions, PROMOTE_DOUBLINGS_MAX);
+#if ARMCI_MUTANT_IS(promote_price_fixed)
+    doublings = 0;
+#endif
+    return ++p->ops >= price << doublings;
+}
+
+void dgram_promoted(int node)
+{
+    struct dgram_peer *p = peer_of(node);
+    p->ops = 0;
+    p->promotions++;
 }
 
 /* ---- sending ---- */
@@ -241,6 +263,18 @@ static size_t unsent_bytes(const struct dgram_peer *p)
     return len;
 }
 
+/* More requests are unanswered than answers have buffers: twice as many, within the bound. */
+static void grow_answer_bufs(void)
+{
+#if ARMCI_MUTANT_IS(answer_bufs_fixed)
+    return;
+#endif
+    if (answer_bufs >= CLIENT_RECV_BUFS_MAX)
+        return;
+    answer_bufs = MIN(2 * answer_bufs, CLIENT_RECV_BUFS_MAX);
+    ud_grow_recv(&cud, answer_bufs);
+}
+
 /* Whether datagrams to node are unanswered (numbering.h: RC requests wait for them). */
 static bool unanswered_to(int node)
 {
@@ -278,6 +312,8 @@ static struct dgram_slot *slot_new(struct dgram_peer *p, uint8_t op, const struc
     p->next_seq++;
     p->fenced++;
     fenced_total++;
+    if (fenced_total > answer_bufs)
+        grow_answer_bufs();
     hybrid_stats.ud_ops++;
     handle_op_started(req);
     mark_busy(p);
@@ -292,9 +328,9 @@ static void flush_if_full(struct dgram_peer *p)
         flush(p);
 }
 
-/* One contiguous piece of x: `len` bytes between local and t (the remote end). */
-static void post_piece(struct dgram_peer *p, const struct transfer *x, const struct target *t,
-                       char *local, size_t len, struct handle *req)
+/* One request of x: `len` bytes between local and t (the remote end). */
+static void post_request(struct dgram_peer *p, const struct transfer *x, const struct target *t,
+                         char *local, size_t len, struct handle *req)
 {
     static const uint8_t ops[] = {
         [TRANSFER_PUT] = DGRAM_PUT, [TRANSFER_GET] = DGRAM_GET, [TRANSFER_ACC] = DGRAM_ACC};
@@ -311,6 +347,22 @@ static void post_piece(struct dgram_peer *p, const struct transfer *x, const str
         memcpy(sl->rq.scale, x->scale, acc_elem_size(x->datatype));
     }
     flush_if_full(p);
+}
+
+/* One contiguous piece of x, cut into requests of the room one carries (whole elements for
+ * an accumulate): consecutive numbers, so the server applies them in order, each once. */
+static void post_piece(struct dgram_peer *p, const struct transfer *x, const struct target *t,
+                       char *local, size_t len, struct handle *req)
+{
+    size_t room = dgram_room(x);
+    for (size_t off = 0; off < len; off += room) {
+        struct target part = *t;
+        part.server_addr += off;
+#if ARMCI_MUTANT_IS(dgram_segment_unmoved)
+        part.server_addr = t->server_addr;
+#endif
+        post_request(p, x, &part, local + off, MIN(room, len - off), req);
+    }
 }
 
 void dgram_transfer(const struct transfer *x, struct handle *req, bool blocking)
@@ -547,7 +599,8 @@ void dgram_init(void)
     out = xmalloc(datagram);
     endpoint_create(&sends, "client UD data sends", 2 * CLIENT_SEND_BUFS, false);
     ud_create_data(&cud, &sends, progress_cq(), "client, data", datagram, CLIENT_SEND_BUFS,
-                   CLIENT_RECV_BUFS, CLIENT_RECV_BUFS, on_answers, NULL);
+                   CLIENT_RECV_BUFS, CLIENT_RECV_BUFS_MAX, on_answers, NULL);
+    answer_bufs = CLIENT_RECV_BUFS;
     directory_offer_client_data(cud.qp->qp_num);
     progress_add_datagrams(progress, next_deadline);
     numbering_set_ud_query(unanswered_to);

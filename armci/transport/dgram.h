@@ -2,7 +2,7 @@
  * The client's side of the hybrid UD data path (the MVAPICH-Aptus design;
  * wire format and exactly-once rule in wire/dgram_protocol.h): small
  * puts, gets, accumulates (contiguous, vector, strided: a request per
- * contiguous piece) and Rmw to a node without a ready RC
+ * contiguous piece, a longer piece cut into several) and Rmw to a node without a ready RC
  * connection go as datagrams to its data server, at once, with no wait for a
  * connection slot. route.h decides which operations come here.
  *
@@ -30,13 +30,14 @@ int dgram_client_cq_entries(void);
 void dgram_init(void);
 void dgram_fini(void);
 
-/* Largest put or accumulate payload, and largest get, one request carries. */
-size_t dgram_put_room(void);
-size_t dgram_get_room(void);
+/* Bytes of x one request carries: a put's or accumulate's payload (whole elements), or the data
+ * of a get's answer. */
+size_t dgram_room(const struct transfer *x);
 
 /*
- * Starts transfer x over UD, a request per contiguous piece (each fitting the
- * rooms above), counted in req until answered. Blocking: a get returns with
+ * Starts transfer x over UD, a request per contiguous piece, or several for a
+ * piece longer than the rooms above (route.h bounds the whole), counted in req
+ * until answered. Blocking: a get returns with
  * its data; a put or accumulate once its data is copied and sent (if not
  * blocking, at the next progress, with what follows it to that node).
  */
@@ -45,8 +46,14 @@ void dgram_transfer(const struct transfer *x, struct handle *req, bool blocking)
 /* An Rmw at t's node's data server over UD (`size` bytes: int or long); the old value. */
 long dgram_rmw(const struct target *t, int op, long value, size_t size);
 
-/* Counts one more operation to node over UD; returns how many so far (promotion). */
-long dgram_count_op(int node);
+/*
+ * Counts one more operation to node over UD; whether it has earned the node an RC connection:
+ * `price` operations since its last promotion, doubled for every promotion before (a node whose
+ * connections keep being closed under a cap is promoted less and less often).
+ */
+bool dgram_count_op(int node, long price);
+/* The node got its RC connection: the count starts again, at twice the price. */
+void dgram_promoted(int node);
 /* Waits until every request to node (or to every node) is answered: fences. */
 void dgram_fence(int node);
 void dgram_fence_all(void);

@@ -255,12 +255,14 @@ struct conn *conn_for_transfer(int node, const struct transfer *x, struct handle
 static void promote_maybe(int node, const struct conn *c)
 {
     if (c || cfg.hybrid == CFG_HYBRID_UD || !cfg.hybrid_promote ||
-        dgram_count_op(node) < cfg.hybrid_promote)
+        !dgram_count_op(node, cfg.hybrid_promote))
         return;
     if (cfg.max_connections && cm_conn_count() >= cfg.max_connections)
         return;
-    if (cm_conn_start(node))
+    if (cm_conn_start(node)) {
+        dgram_promoted(node);
         hybrid_stats.promotions++;
+    }
 }
 
 static bool choose_datagram(int node, const struct transfer *x, bool for_rmw)
@@ -271,8 +273,8 @@ static bool choose_datagram(int node, const struct transfer *x, bool for_rmw)
     struct dgram_facts f = {.ud_always = cfg.hybrid == CFG_HYBRID_UD,
                             .rc_ready = c && c->state == CONN_READY,
                             .rc_busy = c && conn_has_work(c),
-                            .put_room = dgram_put_room(),
-                            .get_room = dgram_get_room()};
+                            .room = dgram_room(x),
+                            .segmented_max = cfg.hybrid_segmented};
     if (!route_via_datagram(x, &f)) {
         dgram_fence(node); /* its UD requests first: nothing overtakes them */
         hybrid_stats.rc_ops++;

@@ -116,9 +116,19 @@ bool route_via_datagram(const struct transfer *x, const struct dgram_facts *f)
     if (x->rc_only || f->rc_busy)
         return false;
     size_t len = x->locals ? x->bytes : (size_t)x->d.count[0];
-    if (len == 0 || len > (x->op == TRANSFER_GET ? f->get_room : f->put_room))
+    size_t pieces = x->locals ? (size_t)x->n : stride_chunks(x->d.count, x->d.levels);
+    if (len == 0 || f->room == 0)
         return false;
-    if (!x->locals && stride_chunks(x->d.count, x->d.levels) > DGRAM_MAX_CHUNKS)
+    if (!x->locals && pieces > DGRAM_MAX_CHUNKS)
+        return false;
+    /* Pieces longer than a request are cut into requests while the whole stays within
+     * f->segmented_max: a cold node's medium transfer costs no connection setup. */
+    bool fits = len <= f->room;
+#if ARMCI_MUTANT_IS(dgram_never_segmented)
+    if (!fits)
+        return false;
+#endif
+    if (!fits && len * pieces > f->segmented_max)
         return false;
     return f->ud_always || !f->rc_ready;
 }

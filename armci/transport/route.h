@@ -66,11 +66,12 @@ size_t route_vector_threshold(void);
 bool route_vector_via_rdma(const struct transfer *x, int per_request);
 
 /*
- * The hybrid UD data path (dgram.h): whether x goes to its node as a
- * datagram (a request per contiguous piece: a vector's segments, a strided
- * box's chunks, up to 64) when its pieces fit one request and the node has
- * no ready RC connection (or always, ARMCI_HYBRID=ud); larger transfers
- * open RC as before. A node's
+ * The hybrid UD data path (dgram.h): whether x goes to its node as
+ * datagrams, when the node has no ready RC connection (or always,
+ * ARMCI_HYBRID=ud): a request per contiguous piece (a vector's segments, a
+ * strided box's chunks, up to 64), a piece longer than one request cut into
+ * several while the whole transfer stays within f->segmented_max; larger
+ * transfers open RC as before. A node's
  * traffic stays on the path it is on while that path has operations in
  * flight, so nothing overtakes: RC operations in flight or queued keep
  * small ones on RC, and the caller drains the node's UD requests before
@@ -78,11 +79,13 @@ bool route_vector_via_rdma(const struct transfer *x, int per_request);
  * node holds across the two paths).
  */
 struct dgram_facts {
-    bool ud_always;  /* ARMCI_HYBRID=ud */
-    bool rc_ready;   /* the node has a ready RC connection */
-    bool rc_busy;    /* operations are in flight or queued on it */
-    size_t put_room; /* payload one request carries (puts, accumulates) */
-    size_t get_room; /* data one answer carries */
+    bool ud_always; /* ARMCI_HYBRID=ud */
+    bool rc_ready;  /* the node has a ready RC connection */
+    bool rc_busy;   /* operations are in flight or queued on it */
+    size_t room;    /* bytes of x one request carries (dgram_room: whole elements) */
+    /* Bytes a transfer may have over UD when its pieces must be cut into several requests each
+     * (ARMCI_HYBRID_SEGMENTED; docs/SCALING.md, "Medium transfers over UD", measures it). */
+    size_t segmented_max;
 };
 bool route_via_datagram(const struct transfer *x, const struct dgram_facts *f);
 

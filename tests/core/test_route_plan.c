@@ -9,7 +9,8 @@
  * server; contiguous transfers and rows of a request or more by RDMA;
  * pieces fit a request or the piece cap; ARMCI_STRIDED_THRESHOLD=0 means
  * all RDMA), and a few choices of the cost model worked out by hand in the
- * comments below, on softib's constants and on an HCA's.
+ * comments below, on softib's constants and on an HCA's. Also the hybrid UD
+ * path's choice (route_via_datagram): what goes as datagrams, cut or not.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +149,56 @@ static void check_choices(enum device_kind kind, const struct expect *e, int cou
     }
 }
 
+/*
+ * The hybrid UD path (route_via_datagram) with softib's rooms (a 4096-byte datagram: 4032 bytes
+ * of a put or accumulate, 4056 of a get): pieces that fit a request go at any count up to 64
+ * chunks; longer pieces are cut into requests while the whole stays within 64 KiB; a node with
+ * a ready connection, or one busy on RC, keeps its RC path.
+ */
+static void check_datagram_route(void)
+{
+    static const double one = 1.0;
+    struct dgram_facts cold = {.segmented_max = 65536};
+    static const struct {
+        enum transfer_op op;
+        int row, rows; /* rows 0: contiguous */
+        bool ud;
+    } cases[] = {
+        {TRANSFER_PUT, 8, 0, true},        {TRANSFER_PUT, 4032, 0, true},
+        {TRANSFER_PUT, 16384, 0, true},    {TRANSFER_GET, 65536, 0, true},
+        {TRANSFER_ACC, 65536, 0, true},    {TRANSFER_PUT, 65537, 0, false},
+        {TRANSFER_GET, 1 << 20, 0, false}, {TRANSFER_PUT, 2048, 64, true},
+        {TRANSFER_PUT, 2048, 65, false},   {TRANSFER_GET, 8192, 8, true},
+        {TRANSFER_GET, 8192, 9, false},    {TRANSFER_ACC, 16384, 4, true},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int count[2] = {cases[i].row, cases[i].rows};
+        int stride[1] = {cases[i].row};
+        struct transfer x = {.op = cases[i].op,
+                             .datatype = ARMCI_ACC_DCP,
+                             .scale = &one,
+                             .d = {cases[i].rows ? 1 : 0, count, stride, stride}};
+        cold.room = cases[i].op == TRANSFER_GET ? 4056 : 4032;
+        struct dgram_facts warm = cold, busy = cold;
+        warm.rc_ready = true;
+        busy.rc_busy = true;
+        bool ud = route_via_datagram(&x, &cold);
+        CHECK(ud == cases[i].ud, "%s of %d x %d B to a cold node: %s", op_names[cases[i].op],
+              cases[i].rows, cases[i].row, ud ? "UD" : "RC");
+        CHECK(!route_via_datagram(&x, &warm), "%s of %d x %d B took UD past a ready connection",
+              op_names[cases[i].op], cases[i].rows, cases[i].row);
+        CHECK(!route_via_datagram(&x, &busy), "%s of %d x %d B overtook RC work by UD",
+              op_names[cases[i].op], cases[i].rows, cases[i].row);
+    }
+    /* A vector: 8 segments of 8 KiB (64 KiB) cut into requests, 9 do not go. */
+    char *locals[9] = {0};
+    cold.room = 4032;
+    struct transfer v = {.op = TRANSFER_PUT, .n = 8, .bytes = 8192, .locals = (void **)locals};
+    CHECK(route_via_datagram(&v, &cold), "a vector of 8 x 8 KiB did not take UD");
+    v.n = 9;
+    CHECK(!route_via_datagram(&v, &cold), "a vector of 9 x 8 KiB took UD");
+}
+
 int main(void)
 {
     cfg.strided_threshold = -1; /* the cost model (ARMCI_STRIDED_THRESHOLD's default) */
@@ -225,6 +276,8 @@ int main(void)
               kind_names[vectors[i].kind], op_names[vectors[i].op], rdma ? "rdma" : "server",
               vectors[i].rdma ? "rdma" : "server");
     }
+
+    check_datagram_route();
 
     /* ARMCI_STRIDED_THRESHOLD=0: every put and get by RDMA, accumulates still to the server. */
     cfg.strided_threshold = 0;

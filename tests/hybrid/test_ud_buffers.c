@@ -8,6 +8,10 @@
  * end, no process's count of UD datagrams dropped because no receive was
  * posted (softib's) may have grown since every client was first heard from,
  * and rank 0's memory must hold every last value.
+ * Then the answers of many nodes at once: every rank gets 16 KiB blocks from
+ * every other rank, WINDOW non-blocking gets in flight (each cut into 5
+ * requests over UD: 80 answers on their way from all the nodes together),
+ * checked byte for byte; again no datagram may find no buffer.
  * Usage: test_ud_buffers [PUTS]   (run with ARMCI_HYBRID=ud, without UD faults)
  */
 #include <mpi.h>
@@ -24,6 +28,41 @@ static long ud_drops_nobuf(void)
     struct softib_counters c;
     CHECK(softib_counters_now(&c), "softib's counters cannot be read (not on softib?)");
     return (long)c.ud_drops_nobuf;
+}
+
+#define BLOCK  (16 * 1024)
+#define WINDOW 16
+#define GETS   400
+
+static unsigned char block_byte(int owner, size_t i)
+{
+    return (unsigned char)(owner * 31 + i * 7 + i / 251);
+}
+
+/* WINDOW non-blocking 16 KiB gets in flight, round robin over the other ranks. */
+static void gets_from_everyone(void **blocks, int me, int n)
+{
+    static unsigned char landing[WINDOW][BLOCK];
+    armci_hdl_t h[WINDOW];
+    int from[WINDOW];
+    for (int i = 0; i < GETS + WINDOW; i++) {
+        int w = i % WINDOW;
+        if (i >= WINDOW) {
+            ARMCI_Wait(&h[w]);
+            for (size_t k = 0; k < BLOCK; k++)
+                if (landing[w][k] != block_byte(from[w], k)) {
+                    CHECK(0, "rank %d: byte %zu of rank %d's block is %u, not %u", me, k, from[w],
+                          landing[w][k], block_byte(from[w], k));
+                    break;
+                }
+        }
+        if (i >= GETS)
+            continue;
+        from[w] = (me + 1 + i % (n - 1)) % n;
+        memset(landing[w], 0, BLOCK);
+        ARMCI_INIT_HANDLE(&h[w]);
+        ARMCI_NbGet(blocks[from[w]], landing[w], BLOCK, from[w], &h[w]);
+    }
 }
 
 int main(int argc, char **argv)
@@ -66,6 +105,20 @@ int main(int argc, char **argv)
     long drops = ud_drops_nobuf() - drops_before;
     CHECK(drops == 0, "%ld UD datagrams to this process found no receive buffer", drops);
     MPI_Barrier(MPI_COMM_WORLD);
+
+    void **blocks = malloc(sizeof(void *) * (size_t)n);
+    ARMCI_Malloc(blocks, BLOCK);
+    for (size_t k = 0; k < BLOCK; k++)
+        ((unsigned char *)blocks[me])[k] = block_byte(me, k);
+    ARMCI_Barrier();
+    drops_before = ud_drops_nobuf();
+    gets_from_everyone(blocks, me, n);
+    MPI_Barrier(MPI_COMM_WORLD);
+    drops = ud_drops_nobuf() - drops_before;
+    CHECK(drops == 0, "%ld answers of many nodes found no receive buffer here", drops);
+    MPI_Barrier(MPI_COMM_WORLD);
+    ARMCI_Free(blocks[me]);
+    free(blocks);
     ARMCI_Free(seg[me]);
     free(seg);
     TEST_DONE();

@@ -1,6 +1,8 @@
 /*
  * Where every process's UD endpoint is (and every node's data-server UD
- * endpoint): all-gathered once at init, then kept compactly. Per process
+ * endpoint): gathered once at init and kept once per node, in a block of the
+ * node's shared memory its master writes and every process of it reads (the
+ * tables are the same for all of them). Per process
  * only its QP number (4 bytes) is its own; the port (LID, GID) belongs to
  * the host's HCA and is kept per node, unless processes of one node show
  * different ports (softib gives every process its own: then the LID, 2 bytes,
@@ -32,7 +34,8 @@ struct verbs_addr directory_client(int rank);
 struct verbs_addr directory_server_data(int node);
 struct verbs_addr directory_client_data(int rank);
 
-/* Bytes the directory holds (tests). */
+/* Bytes of the node's directory this process counts (a k-th of it), and the whole (tests). */
 long directory_bytes(void);
+long directory_node_bytes(void);
 
 #endif

@@ -3,7 +3,8 @@
 # Runs TEST (test_seg_memory) at 16 processes in 4 nodes, 32 in 4 nodes and 32 in 8
 # nodes, then compares what each run reports per segment: the segment table must be the
 # same for the same nodes whatever the processes, and grow by the same step per node;
-# the block index (one record per process) exactly doubles with the processes.
+# the block index (one record per process) exactly doubles with the processes; the directory
+# of UD addresses is the node's once: a process of 8 counts an eighth of it.
 run_mpi=$1
 test=$2
 line() {
@@ -38,5 +39,13 @@ for l in "$a" "$b" "$c"; do
         fail=1
     fi
 done
+# 32 processes in 4 nodes of 8: each counts an eighth of its node's directory (the master the
+# rest of the division); in 8 nodes of 4, a quarter.
+db=$(field "$b" directory) dnb=$(field "$b" directory_node)
+dc=$(field "$c" directory) dnc=$(field "$c" directory_node)
+if [ "$dnb" -le 0 ] || [ "$db" -gt $((dnb / 8 + 8)) ] || [ "$dc" -gt $((dnc / 4 + 4)) ]; then
+    echo "FAIL: directory per process $db of $dnb (8 a node), $dc of $dnc (4 a node): not shared"
+    fail=1
+fi
 [ $fail = 0 ] && echo "PASS: table per segment $ta (4 nodes) -> $tc (8 nodes), index $ia -> $ib"
 exit $fail

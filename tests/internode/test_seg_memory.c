@@ -2,7 +2,8 @@
  * What the runtime keeps per ARMCI_Malloc: the segment table grows with the
  * nodes of the group (a server base and rkey per node), the block index by
  * one compact record per process that has a block; topology and mutex
- * tables keep nothing per process. Prints one SEGMEM line for
+ * tables keep nothing per process; the directory of UD addresses is kept
+ * once per node, each of its processes counting a share. Prints one SEGMEM line for
  * seg-memory.sh, which compares runs of different sizes.
  * Usage: test_seg_memory [ARRAYS]
  */
@@ -54,20 +55,25 @@ int main(int argc, char **argv)
               memstat_now(MEM_INDEX) == seg_index_bytes(),
           "memstat agrees with the segment module");
     CHECK(memstat_now(MEM_DIRECTORY) == directory_bytes(), "memstat agrees with the directory");
+    long shares = 0;
+    MPI_Allreduce(&(long){directory_bytes()}, &shares, 1, MPI_LONG, MPI_SUM, topo.node_comm);
+    CHECK(directory_node_bytes() > 0 && shares == directory_node_bytes(),
+          "the node's processes count %ld bytes of directory, the node holds %ld", shares,
+          directory_node_bytes());
     CHECK(memstat_now(MEM_TOPOLOGY) == topo_map_bytes(&topo), "memstat agrees with the topology");
 
     /* Mutexes work with nothing per process: lock the last process's last one. */
     ARMCI_Lock(2, n - 1);
     ARMCI_Unlock(2, n - 1);
 
-    long v[5] = {(table - slots) / segs, (index - offsets) / segs, topo_map_bytes(&topo),
-                 directory_bytes(), memstat_runtime_peak()};
-    long mx[5];
-    MPI_Reduce(v, mx, 5, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    long v[6] = {(table - slots) / segs, (index - offsets) / segs, topo_map_bytes(&topo),
+                 directory_bytes(),      memstat_runtime_peak(),   directory_node_bytes()};
+    long mx[6];
+    MPI_Reduce(v, mx, 6, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     if (me == 0)
         printf("SEGMEM procs=%d nodes=%d table_per_segment=%ld index_per_segment=%ld topology=%ld "
-               "directory=%ld rt_mem_max=%ld\n",
-               n, topo.num_nodes, mx[0], mx[1], mx[2], mx[3], mx[4]);
+               "directory=%ld rt_mem_max=%ld directory_node=%ld\n",
+               n, topo.num_nodes, mx[0], mx[1], mx[2], mx[3], mx[4], mx[5]);
 
     ARMCI_Destroy_mutexes();
     for (int a = 0; a < arrays; a++) {

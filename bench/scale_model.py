@@ -63,7 +63,8 @@ MIB = 1024 * 1024
 KIND_TERMS = {
     "segments": ("1", "M"),      # a record per segment, 16 B per node of each
     "index": ("1", "N", "M"),    # 24 B per block (each array's, the barrier's per node) + 4 N
-    "directory": ("N", "M", "L", "HN"),  # 4 N, 22 M, 2 N (LIDs), 4-8 N (UD data QPs)
+    # 4 N, 22 M, 2 N (LIDs), 4 N + 4 M (UD data QPs): kept once per node, a k-th a process
+    "directory": ("N/k", "M/k", "L/k", "HN/k", "HM/k"),
     "topology": ("1", "N", "M"),   # 0 for equal nodes of consecutive ranks
     "groups": ("1", "N"),
     "sync": ("1", "M"),          # the barrier's per-node slots
@@ -76,8 +77,11 @@ KIND_TERMS = {
 def kind_term(term, n, k, hybrid, c, u):
     """The value of one of KIND_TERMS for n processes in nodes of k, c connections and u nodes
     over UD a process."""
+    if term.endswith("/k"):  # a node's table, each of its k processes counting a share
+        return kind_term(term[:-2], n, k, hybrid, c, u) / k
     return {"1": 1.0, "max": 1.0, "N": n, "M": nodes(n, k), "L": n if k > 1 else 0,
-            "HN": n if hybrid else 0, "H": 1.0 if hybrid else 0.0, "C": c,
+            "HN": n if hybrid else 0, "HM": nodes(n, k) if hybrid else 0,
+            "H": 1.0 if hybrid else 0.0, "C": c,
             "U": u if hybrid else 0.0}[term]
 
 

@@ -13,8 +13,6 @@
 #include "core/mutant.h"
 #include "core/error.h"
 #include "core/hybrid_stats.h"
-#include "core/intmap.h"
-#include "core/memstat.h"
 #include "core/retransmit.h"
 #include "core/runtime.h"
 #include "core/topology.h"
@@ -23,6 +21,7 @@
 #include "wire/protocol.h"
 #include "odcm/directory.h"
 #include "odcm/ud.h"
+#include "transport/dgram_peers.h"
 #include "transport/numbering.h"
 #include "transport/progress.h"
 #include "verbs/device.h"
@@ -39,42 +38,9 @@
 #define CLIENT_RECV_BUFS     32
 #define CLIENT_RECV_BUFS_MAX 128
 
-/* One request in a node's window: kept until answered, its data copied. */
-struct dgram_slot {
-    struct dgram_request rq;
-    void *payload;      /* put, accumulate: rq.len bytes */
-    void *dest;         /* get: where the data goes */
-    int64_t *result;    /* Rmw: where the old value goes */
-    struct handle *req; /* counts it until answered */
-    const char *what;   /* for error messages */
-    double sent_at;     /* last transmission */
-    uint16_t sends;     /* transmissions so far (Karn: RTT samples from one-send requests only) */
-    bool answered;
-};
-
-/* What a client keeps per node it sends datagrams to. */
-struct dgram_peer {
-    int node;
-    uint32_t next_seq;        /* the number of the next request */
-    uint32_t base;            /* the oldest unanswered (everything before it is answered) */
-    uint32_t unsent;          /* the first not sent yet */
-    uint32_t cap;             /* slots: grows up to the window */
-    struct dgram_slot *slots; /* by number modulo cap */
-    double srtt, rttvar, rto;
-    double deadline;     /* when the unanswered ones are sent again; 0: none */
-    double silent_since; /* its server's last datagram, the first send of what we wait for,
-                            or our return from a time away (TIMER_AWAY_SECONDS): the silence
-                            counts from the latest */
-    long ops;            /* operations sent over UD since its last promotion */
-    int promotions;      /* RC connections its UD traffic earned: each doubles the next price */
-    int fenced;          /* unanswered requests: a fence waits for them */
-    bool busy;           /* in the busy list */
-};
-
 static bool on;
 static struct ud_endpoint cud;
 static struct endpoint sends; /* send completions: polled, never slept on */
-static struct intmap peers;   /* node -> struct dgram_peer */
 static struct dgram_peer **busy;
 static int nbusy, capbusy;
 static int fenced_total; /* unanswered requests over all nodes: a fence of all waits for them */
@@ -98,62 +64,6 @@ size_t dgram_room(const struct transfer *x)
     return (datagram - sizeof(struct dgram_header) - sizeof(struct dgram_request)) / unit * unit;
 }
 
-/* ---- nodes ---- */
-
-static struct dgram_peer *peer_of(int node)
-{
-    struct dgram_peer *p = intmap_get(&peers, (uint32_t)node);
-    if (p)
-        return p;
-    p = xcalloc(1, sizeof(*p));
-    memstat_add(MEM_DATAGRAM, (long)sizeof(*p));
-    hybrid_stats.nodes++;
-    *p = (struct dgram_peer){.node = node, .rto = cfg.hybrid_rto};
-    intmap_put(&peers, (uint32_t)node, p);
-    return p;
-}
-
-static struct dgram_slot *slot_at(const struct dgram_peer *p, uint32_t seq)
-{
-    return &p->slots[seq % p->cap];
-}
-
-/* A put's or accumulate's data, copied: the caller's buffer is free once the call returns. */
-static void *payload_copy(const void *local, size_t len)
-{
-    void *copy = xmalloc(len);
-    memstat_add(MEM_DATAGRAM, (long)len);
-    return memcpy(copy, local, len);
-}
-
-static void payload_free(struct dgram_slot *sl)
-{
-    if (sl->payload)
-        memstat_add(MEM_DATAGRAM, -(long)sl->rq.len);
-    free(sl->payload);
-    sl->payload = NULL;
-}
-
-/* Room for one more slot: doubles the ring (up to the window), each slot moving to its place. */
-static void resize_slots(struct dgram_peer *p, uint32_t cap)
-{
-    struct dgram_slot *slots = xcalloc(cap, sizeof(*slots));
-    for (uint32_t s = p->base; s != p->next_seq; s++)
-        slots[s % cap] = *slot_at(p, s);
-    memstat_add(MEM_DATAGRAM, (long)sizeof(*slots) * ((long)cap - (long)p->cap));
-    free(p->slots);
-    p->slots = slots;
-    p->cap = cap;
-}
-
-#define FEW_SLOTS 4u
-
-static void grow_slots(struct dgram_peer *p)
-{
-    uint32_t window = (uint32_t)cfg.hybrid_window;
-    resize_slots(p, p->cap ? MIN(2 * p->cap, window) : MIN(FEW_SLOTS, window));
-}
-
 static void mark_busy(struct dgram_peer *p)
 {
     if (p->busy)
@@ -161,29 +71,6 @@ static void mark_busy(struct dgram_peer *p)
     GROW_FOR_ONE(busy, nbusy, capbusy, 8, xrealloc);
     busy[nbusy++] = p;
     p->busy = true;
-}
-
-/* A node that keeps losing its promoted connection (our cap, or its server's soft cap asking
- * us to close) pays twice as many operations for the next one: without that, the operation after
- * a demotion promotes it again and the cap's slots turn over (LJ at 64 x 4, cap 8: 4,919
- * closings, 5,138 promotions). */
-#define PROMOTE_DOUBLINGS_MAX 10
-
-bool dgram_count_op(int node, long price)
-{
-    struct dgram_peer *p = peer_of(node);
-    int doublings = MIN(p->promotions, PROMOTE_DOUBLINGS_MAX);
-#if ARMCI_MUTANT_IS(promote_price_fixed)
-    doublings = 0;
-#endif
-    return ++p->ops >= price << doublings;
-}
-
-void dgram_promoted(int node)
-{
-    struct dgram_peer *p = peer_of(node);
-    p->ops = 0;
-    p->promotions++;
 }
 
 /* ---- sending ---- */
@@ -203,7 +90,7 @@ static uint32_t send_range(struct dgram_peer *p, uint32_t from, uint32_t to)
         uint8_t count = 0;
         uint32_t first = s;
         for (; s != to && count < UINT8_MAX; s++) {
-            struct dgram_slot *sl = slot_at(p, s);
+            struct dgram_slot *sl = dgram_slot_at(p, s);
             if (sl->answered)
                 continue;
             size_t payload = dgram_op_carries(sl->rq.op) ? sl->rq.len : 0;
@@ -230,7 +117,7 @@ static uint32_t send_range(struct dgram_peer *p, uint32_t from, uint32_t to)
                 return first; /* the rest goes at the next progress */
         }
         for (uint32_t k = first; k != s; k++) {
-            struct dgram_slot *sl = slot_at(p, k);
+            struct dgram_slot *sl = dgram_slot_at(p, k);
             if (!sl->answered) {
                 sl->sent_at = now;
                 sl->sends++;
@@ -258,7 +145,7 @@ static size_t unsent_bytes(const struct dgram_peer *p)
 {
     size_t len = sizeof(struct dgram_header);
     for (uint32_t s = p->unsent; s != p->next_seq; s++) {
-        const struct dgram_slot *sl = slot_at(p, s);
+        const struct dgram_slot *sl = dgram_slot_at(p, s);
         len += dgram_step(sizeof(sl->rq), dgram_op_carries(sl->rq.op) ? sl->rq.len : 0);
     }
     return len;
@@ -279,7 +166,7 @@ static void grow_answer_bufs(void)
 /* Whether datagrams to node are unanswered (numbering.h: RC requests wait for them). */
 static bool unanswered_to(int node)
 {
-    const struct dgram_peer *p = intmap_get(&peers, (uint32_t)node);
+    const struct dgram_peer *p = dgram_peer_find(node);
     return p && p->base != p->next_seq;
 }
 
@@ -301,8 +188,8 @@ static struct dgram_slot *slot_new(struct dgram_peer *p, uint8_t op, const struc
         armci_die(NULL, "internal error: request %u to node %d over UD follows %u", seq, p->node,
                   p->next_seq - 1);
     if (p->next_seq - p->base >= p->cap)
-        grow_slots(p);
-    struct dgram_slot *sl = slot_at(p, p->next_seq);
+        dgram_slots_grow(p);
+    struct dgram_slot *sl = dgram_slot_at(p, p->next_seq);
     *sl = (struct dgram_slot){.rq = {.seq = p->next_seq,
                                      .op = op,
                                      .len = (uint32_t)len,
@@ -341,7 +228,7 @@ static void post_request(struct dgram_peer *p, const struct transfer *x, const s
     if (x->op == TRANSFER_GET) {
         sl->dest = local;
     } else {
-        sl->payload = payload_copy(local, len);
+        sl->payload = dgram_payload_copy(local, len);
     }
     if (x->op == TRANSFER_ACC) {
         sl->rq.datatype = (uint8_t)x->datatype;
@@ -369,7 +256,7 @@ static void post_piece(struct dgram_peer *p, const struct transfer *x, const str
 void dgram_transfer(const struct transfer *x, struct handle *req, bool blocking)
 {
     const struct target *first = x->locals ? &x->remotes[0] : &x->remote;
-    struct dgram_peer *p = peer_of(first->node);
+    struct dgram_peer *p = dgram_peer_of(first->node);
     struct handle done = {0};
     struct handle *r = blocking && x->op == TRANSFER_GET ? &done : req;
     if (x->locals) {
@@ -394,7 +281,7 @@ void dgram_transfer(const struct transfer *x, struct handle *req, bool blocking)
 
 long dgram_rmw(const struct target *t, int op, long value, size_t size)
 {
-    struct dgram_peer *p = peer_of(t->node);
+    struct dgram_peer *p = dgram_peer_of(t->node);
     struct handle done = {0};
     int64_t old = 0;
     struct dgram_slot *sl = slot_new(p, DGRAM_RMW, t, size, &done, "read-modify-write");
@@ -442,7 +329,7 @@ static void answered(struct dgram_peer *p, struct dgram_slot *sl, const struct d
         *sl->result = sl->rq.len == sizeof(int) ? (int64_t)(int32_t)a->value : a->value;
     if (retransmit_may_sample(sl->sends, polled_at, now_seconds()))
         rtt_sample(p, now_seconds() - sl->sent_at);
-    payload_free(sl);
+    dgram_payload_free(sl);
     sl->answered = true;
     p->fenced--;
     fenced_total--;
@@ -452,7 +339,7 @@ static void answered(struct dgram_peer *p, struct dgram_slot *sl, const struct d
 /* Moves p's window past the answered requests at its start; restarts or stops its timer. */
 static void advance(struct dgram_peer *p)
 {
-    while (p->base != p->unsent && slot_at(p, p->base)->answered)
+    while (p->base != p->unsent && dgram_slot_at(p, p->base)->answered)
         p->base++;
     p->deadline = p->base == p->unsent ? 0 : now_seconds() + p->rto;
 }
@@ -475,7 +362,7 @@ static void on_answers(void *ctx, const struct ud_sender *from, const void *byte
         return;
     }
     struct verbs_addr server = directory_server_data(h.rank);
-    struct dgram_peer *p = intmap_get(&peers, (uint32_t)h.rank);
+    struct dgram_peer *p = dgram_peer_find(h.rank);
     if (!ud_sender_is(from, &server) || !p) {
         refuse(from, "not sent by the data server of the node it names");
         return;
@@ -489,7 +376,7 @@ static void on_answers(void *ctx, const struct ud_sender *from, const void *byte
         if (a.len > left - sizeof(a))
             break;
         uint32_t k = a.seq - p->base;
-        struct dgram_slot *sl = k < p->unsent - p->base ? slot_at(p, a.seq) : NULL;
+        struct dgram_slot *sl = k < p->unsent - p->base ? dgram_slot_at(p, a.seq) : NULL;
         bool fits = sl && (sl->rq.op != DGRAM_GET || a.status != DS_OK || a.len == sl->rq.len);
         if (sl && !sl->answered && fits)
             answered(p, sl, &a, at + sizeof(a));
@@ -540,10 +427,7 @@ static int progress(void)
         if (p->base == p->next_seq) {
             p->busy = false;
             busy[i--] = busy[--nbusy];
-            /* Idle: back to a few slots, so that memory follows the nodes in use, not the
-             * deepest burst each node ever saw. */
-            if (p->cap > FEW_SLOTS)
-                resize_slots(p, FEW_SLOTS);
+            dgram_slots_shrink(p);
         }
     }
     return n;
@@ -568,7 +452,7 @@ void dgram_fence(int node)
 #endif
     if (!on)
         return;
-    struct dgram_peer *p = intmap_get(&peers, (uint32_t)node);
+    struct dgram_peer *p = dgram_peer_find(node);
     while (p && p->fenced > 0) {
         flush(p);
         progress_wait();
@@ -611,16 +495,7 @@ void dgram_fini(void)
 {
     if (!on)
         return;
-    struct dgram_peer *p;
-    INTMAP_FOR_EACH(&peers, p)
-    {
-        for (uint32_t s = p->base; s != p->next_seq; s++)
-            payload_free(slot_at(p, s));
-        memstat_add(MEM_DATAGRAM, -(long)(sizeof(*p) + sizeof(*p->slots) * p->cap));
-        free(p->slots);
-        free(p);
-    }
-    intmap_free(&peers);
+    dgram_peers_fini();
     free(busy);
     busy = NULL;
     nbusy = capbusy = 0;

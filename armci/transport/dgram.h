@@ -46,14 +46,6 @@ void dgram_transfer(const struct transfer *x, struct handle *req, bool blocking)
 /* An Rmw at t's node's data server over UD (`size` bytes: int or long); the old value. */
 long dgram_rmw(const struct target *t, int op, long value, size_t size);
 
-/*
- * Counts one more operation to node over UD; whether it has earned the node an RC connection:
- * `price` operations since its last promotion, doubled for every promotion before (a node whose
- * connections keep being closed under a cap is promoted less and less often).
- */
-bool dgram_count_op(int node, long price);
-/* The node got its RC connection: the count starts again, at twice the price. */
-void dgram_promoted(int node);
 /* Waits until every request to node (or to every node) is answered: fences. */
 void dgram_fence(int node);
 void dgram_fence_all(void);

@@ -21,6 +21,7 @@
 #include "odcm/cm.h"
 #include "odcm/conn_map.h"
 #include "transport/dgram.h"
+#include "transport/dgram_peers.h"
 #include "transport/progress.h"
 #include "transport/recovery.h"
 #include "transport/route.h"

@@ -47,6 +47,7 @@ TRANSPORT = [
     "replies",        # reply buffers
     "liveness",       # probes of quiet nodes
     "progress",       # the progress engine
+    "dgram_peers",    # the hybrid UD path's state per node
     "dgram",          # the hybrid UD data path
     "pieces",         # cutting a box into pieces
     "route",          # the choice of path

@@ -10,7 +10,7 @@
 # e.g. "off auto ud": RC only, the hybrid UD path under the cap, every small operation by UD).
 # SCALE_CONFIGS="CAP:HYBRID ..." replaces the two lists by these pairs (e.g. "0:off 8:off
 # 8:auto 0:ud"), and SCALE_ROUNDS=N repeats the whole set N times, interleaved (the round
-# is the CSV's last column).
+# is the CSV's last column). SCALE_FAIL_DIR: where a failed run's whole output is kept.
 # All processes share this machine's cores: times are those of an oversubscribed
 # host (MPI_Init alone takes ~40 s at 256 processes here); connection counts,
 # closings and memory are what a cluster would see.
@@ -72,7 +72,14 @@ for np in ${SCALE_PROCS:-64 128 256}; do
                         status=failed-exit-$rc
                     fi
                     echo "$app $np x $k cap $cap hybrid $hybrid: $status" >&2
+                    # The errors of any rank, then how the launcher ended it.
+                    echo "$out" | grep -E 'ARMCI error|ARMCI warning|exited on signal|without calling' \
+                        | head -n 20 >&2
                     echo "$out" | grep -v '^RESULT' | tail -n 5 >&2
+                    if [ -n "${SCALE_FAIL_DIR:-}" ]; then
+                        mkdir -p "$SCALE_FAIL_DIR"
+                        echo "$out" >"$SCALE_FAIL_DIR/$app-$np-$k-$cap-$hybrid-$round.log"
+                    fi
                 fi
                 nodes=$(( (np + k - 1) / k ))
                 echo "$app,$np,$k,$nodes,$cap,$status,$(field check "$result"),$(field digest "$result"),$(field time_s "$result"),$wall,$(field c2s_avg "$report"),$(field c2s_max "$report"),$(field s2c_avg "$report"),$(field s2c_max "$report"),$(field c2s_peak_max "$report"),$(field s2c_peak_max "$report"),$(field closed "$report"),$(field reopened "$report"),$(field asked "$report"),$(field over_cap "$report"),$(field setups "$report"),$(field setup_us_avg "$report"),$(field retrans "$report"),$(field mem_bytes "$report"),$(field static_mem_bytes "$report"),$(field rt_mem_avg "$report"),$(field rt_mem_max "$report"),$hybrid,$(field ud_ops "$report"),$(field rc_ops "$report"),$(field promotions "$report"),$(field ud_retrans "$report"),$(field buf_mem_avg "$report"),$round,$(field ud_nodes_avg "$report")$(kinds "$report")"

@@ -48,6 +48,7 @@ import sys
 from pathlib import Path
 
 from results_csv import num, rows
+from memory_plot import APP_COLORS, PLOT_PROCS, plot_memory, pyplot, save
 
 
 APPS = ["lu", "randomaccess", "lj"]
@@ -62,7 +63,9 @@ MIB = 1024 * 1024
 # follows what is in flight, priced at the most any run of the application held.
 KIND_TERMS = {
     "segments": ("1", "M"),      # a record per segment, 16 B per node of each
-    "index": ("1", "N", "M"),    # 24 B per block (each array's, the barrier's per node) + 4 N
+    # 24 B per block (each array's, the barrier's per node; LU: its grid's, at most 64): kept once
+    # per node, a k-th a process
+    "index": ("1/k", "N/k", "M/k"),
     # 4 N, 22 M, 2 N (LIDs), 4 N + 4 M (UD data QPs): kept once per node, a k-th a process
     "directory": ("N/k", "M/k", "L/k", "HN/k", "HM/k"),
     "topology": ("1", "N", "M"),   # 0 for equal nodes of consecutive ranks
@@ -526,15 +529,10 @@ def measured_vs_model(ax, model, scale, key, model_of, title, unit=1.0):
 
 
 def plot(model, scale, out):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("no matplotlib: no plot", file=sys.stderr)
+    plt = pyplot()
+    if plt is None:
         return
-    procs = [2 ** e for e in range(6, 17)]
-    colors = {"lu": "tab:blue", "randomaccess": "tab:red", "lj": "tab:green"}
+    procs, colors = PLOT_PROCS, APP_COLORS
     fig, ax = plt.subplots(2, 3, figsize=(18, 10))
     (a_c2s, a_s2c, a_cfit), (a_mem, a_time, a_mfit) = ax
     for app in APPS:
@@ -584,13 +582,7 @@ def plot(model, scale, out):
         a_time.set_xscale("linear")
         a_time.set_yscale("linear")
         a_time.set_title("all-connect time: no bench_connect CSV given", fontsize=10)
-    for a in ax.flat:
-        a.grid(True, which="both", alpha=0.3)
-        a.legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
-    path = Path(out) / "scale-model.png"
-    fig.savefig(path, dpi=100)
-    print(f"# plot: {path}", file=sys.stderr)
+    save(fig, ax.flat, Path(out) / "scale-model.png", dpi=100)
 
 
 def main():
@@ -602,6 +594,7 @@ def main():
     model = Model(scale, connect)
     report(model, scale)
     plot(model, scale, out)
+    plot_memory(model, APPS, CAP, AIMS, out)
 
 
 if __name__ == "__main__":

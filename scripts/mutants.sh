@@ -45,6 +45,8 @@ dgram_never_segmented route-plan
 dgram_segment_unmoved rma-ud-4x2 exactly-once-ud-faults-4x1
 pulled_in_place_shares exactly-once-rc-break-4x1
 answer_bufs_fixed ud-buffers-6x1
+index_private_copy seg-memory-grows-with-nodes
+index_hint_trusted seg-resolve-4x2 malloc-4x2-t3
 ud_retransmission_dropped udloss-alltoall-6x1-overlap
 msg_op_ignored msg-4x2
 barrier_skips_round 4x2

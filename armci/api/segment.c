@@ -69,6 +69,7 @@ static void register_with_server(void *ctx, const char *name, size_t size)
 static void destroy_segment(struct segment *s)
 {
     segment_table_remove(s);
+    block_index_release(&s->index);
     if (s->local_mr)
         net_dereg(s->local_mr);
     if (s->server_mapped_here)
@@ -82,8 +83,24 @@ static void destroy_segment(struct segment *s)
 
 static int by_proc(const void *a, const void *b)
 {
-    const struct new_block *x = a, *y = b;
+    const struct block *x = a, *y = b;
     return (x->proc > y->proc) - (x->proc < y->proc);
+}
+
+/* The segment's blocks, by process (the node's writer of the index only). */
+static struct block *records_of(const struct member_info *m, const struct block_info *info,
+                                const uint64_t *place, int n, uint32_t count)
+{
+    struct block *r = xmalloc(sizeof(*r) * (count ? count : 1));
+    uint32_t out = 0;
+    for (int g = 0; g < n; g++)
+        if (m[g].bytes)
+            r[out++] = (struct block){.start = info[g].own_addr,
+                                      .bytes = m[g].bytes,
+                                      .place = (uint32_t)(place[g] / BLOCK_ALIGN),
+                                      .proc = m[g].rank};
+    qsort(r, count, sizeof(*r), by_proc);
+    return r;
 }
 
 /*
@@ -155,7 +172,6 @@ static int malloc_kind(const char *call, void **ptr_arr, armci_size_t bytes, ARM
                                 with_server ? register_with_server : NULL, &reg);
     if (with_server)
         MPI_Bcast(&reg, sizeof(reg), MPI_BYTE, 0, node_group);
-    MPI_Comm_free(&node_group);
 
     rt_lock();
     if (with_server)
@@ -179,23 +195,21 @@ static int malloc_kind(const char *call, void **ptr_arr, armci_size_t bytes, ARM
             s->nodes[k++] = (struct seg_node){.node = node};
     }
     /* Same-node blocks are addressed through my mapping, the others as their owners see them. */
-    struct new_block *add = xmalloc(sizeof(*add) * (size_t)n);
-    int nadd = 0;
+    uint32_t count = 0;
     for (int g = 0; g < n; g++) {
         int node = topo_node_of(m[g].rank);
         s->nodes[node_at[node]].server_base = info[g].server_base;
         s->nodes[node_at[node]].rkey = info[g].rkey;
         uintptr_t view = node == topo.my_node ? (uintptr_t)s->map + place[g] : info[g].own_addr;
         ptr_arr[g] = m[g].bytes ? (void *)view : NULL;
-        if (!m[g].bytes)
-            continue;
-        add[nadd++] = (struct new_block){
-            .proc = m[g].rank,
-            .b = {view, m[g].bytes, 0, (uint32_t)(place[g] / BLOCK_ALIGN)},
-        };
+        count += m[g].bytes != 0;
     }
     s->my_view = (uintptr_t)ptr_arr[me];
-    qsort(add, (size_t)nadd, sizeof(*add), by_proc);
+    struct block *records = node_rank == 0 ? records_of(m, info, place, n, count) : NULL;
+    snprintf(tag, sizeof(tag), "x%016llx-n%d", (unsigned long long)s->id, topo.my_node);
+    block_index_publish(&s->index, node_group, tag, records, count);
+    MPI_Comm_free(&node_group);
+    free(records);
     free(node_at);
     free(has_node);
     free(info);
@@ -203,9 +217,8 @@ static int malloc_kind(const char *call, void **ptr_arr, armci_size_t bytes, ARM
     free(m);
 
     rt_lock();
-    segment_table_insert(s, add, nadd);
+    segment_table_insert(s);
     rt_unlock();
-    free(add);
     if (id_out)
         *id_out = s->id;
     return 0;

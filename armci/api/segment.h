@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api/block_index.h"
 #include "armci.h"
 #include "transport/target.h"
 
@@ -33,13 +34,14 @@ struct seg_node {
 
 /*
  * What is per member (each block's address and size, its place in its
- * node's object) is in the block index (segment_table.c), one compact record per
- * block; a segment itself holds only what is per node, and my own block.
+ * node's object) is in the segment's block index, one compact record per
+ * block kept once per node (block_index.h); the rest of a segment is per
+ * node, and my own block.
  */
 struct segment {
     uint64_t id;   /* job-unique */
     MPI_Comm comm; /* the group's communicator (not owned) */
-    uint32_t slot; /* in the segment table: what the index names */
+    uint32_t slot; /* in the segment table */
     int nmembers;
     int my_member;     /* my index in the group */
     uintptr_t my_view; /* my block, as ARMCI_Malloc returned it */
@@ -50,6 +52,7 @@ struct segment {
     size_t map_size;
     struct net_mr *local_mr; /* my registration of map: lkeys for zero-copy */
     bool server_mapped_here; /* I asked the data server to map it, so I unmap it */
+    struct block_index index;
 };
 
 void seg_fini(void);
@@ -72,6 +75,9 @@ void seg_resolve(const char *call, const char *arg, int proc, const void *addr, 
 
 /* Process proc's block of segment id (start as ptr_arr gives it here): false if it has none. */
 bool seg_block(uint64_t id, int proc, void **start, size_t *bytes);
+
+/* The block index of the segment in which my block starts at my_block, or NULL (tests). */
+const struct block_index *seg_index_of(const void *my_block);
 
 /* Bytes held by the segment table and by the block index (tests, memory report). */
 long seg_table_bytes(void);

@@ -1,8 +1,9 @@
 /*
- * The segment table (slot -> struct segment) and the block index that
- * translates (process, address) into where the bytes are: seg_resolve, on
- * every remote operation, and seg_block. segment.c's collective allocation
- * fills them (segment_table_insert) and empties them.
+ * The segment table (slot -> struct segment) and the lookup that translates
+ * (process, address) into where the bytes are, through each segment's block
+ * index (block_index.h): seg_resolve, on every remote operation, and
+ * seg_block. segment.c's collective allocation fills the table
+ * (segment_table_insert) and empties it.
  */
 #include "api/segment_table.h"
 
@@ -10,18 +11,15 @@
 
 #include "core/error.h"
 #include "core/memstat.h"
+#include "core/mutant.h"
 #include "core/runtime.h"
 #include "core/threads.h"
 #include "core/topology.h"
 
-static struct block *blocks;
-static uint32_t *first; /* [nprocs + 1]; NULL while there are no blocks */
-static size_t nblocks;
-
 /*
  * Each thread remembers the last blocks it resolved, so that the usual
  * lookup (the same few blocks again and again) takes no lock: an entry is
- * good while the index has not changed since (index_generation, bumped by
+ * good while the table has not changed since (index_generation, bumped by
  * every ARMCI_Malloc and ARMCI_Free under the runtime lock). Using a block
  * while another thread frees it is the caller's bug in any case.
  */
@@ -38,25 +36,26 @@ struct resolved {
 static __thread struct resolved resolve_cache[RESOLVE_CACHE]
     __attribute__((tls_model("initial-exec")));
 static __thread unsigned resolve_next __attribute__((tls_model("initial-exec")));
+/*
+ * Where the thread last found a block, before a miss scans every segment: by (process,
+ * page of the address), hashed (a slot + 1; 0: none: each node object is a mapping of its
+ * own, so two arrays never share a page), then the last find of all (the next is most often
+ * in the same array). Hints only: the block found is checked as in the scan.
+ */
+#define SLOT_HINTS 256
+static __thread uint32_t slot_hint[SLOT_HINTS] __attribute__((tls_model("initial-exec")));
+static __thread uint32_t last_slot __attribute__((tls_model("initial-exec")));
 static uint64_t index_generation = 1;
 
 static struct segment **seg_table; /* [seg_slots]; NULL: free slot */
 static uint32_t seg_slots;
-static long table_bytes, index_bytes;
+static long table_bytes;
 
 /* The segment table grew or shrank by delta bytes. */
 static void table_account(long delta)
 {
     table_bytes += delta;
     memstat_add(MEM_SEGMENTS, delta);
-}
-
-static void index_account(void)
-{
-    long now =
-        (long)(nblocks * sizeof(*blocks)) + (first ? (long)sizeof(*first) * (rt.nprocs + 1) : 0);
-    memstat_add(MEM_INDEX, now - index_bytes);
-    index_bytes = now;
 }
 
 long seg_table_bytes(void)
@@ -66,89 +65,76 @@ long seg_table_bytes(void)
 
 long seg_index_bytes(void)
 {
-    return index_bytes;
+    return block_index_bytes();
 }
 
-/* The index changes (runtime lock held): every thread's remembered lookups expire. */
+/* The table changes (runtime lock held): every thread's remembered lookups expire. */
 static void index_changed(void)
 {
     __atomic_store_n(&index_generation, index_generation + 1, __ATOMIC_RELEASE);
-    index_account();
 }
 
-/* Merges a segment's blocks (at most one per process, sorted by process) into the index. */
-static void index_add(const struct new_block *add, int nadd)
+/* Where block b of s starts here: through my mapping if its process is on my node (local),
+ * else as its owner sees it (what ptr_arr gave). */
+static inline uintptr_t block_start(const struct segment *s, const struct block *b, bool local)
 {
-    int n = rt.nprocs;
-    uint32_t *nfirst = xmalloc(sizeof(*nfirst) * (size_t)(n + 1));
-    struct block *nb = xmalloc(sizeof(*nb) * (nblocks + (size_t)nadd));
-    uint32_t out = 0;
-    int j = 0;
-    for (int p = 0; p < n; p++) {
-        nfirst[p] = out;
-        uint32_t lo = first ? first[p] : 0, hi = first ? first[p + 1] : 0;
-        bool pending = j < nadd && add[j].proc == p;
-        for (uint32_t i = lo; i < hi; i++) {
-            if (pending && add[j].b.start < blocks[i].start) {
-                nb[out++] = add[j++].b;
-                pending = false;
-            }
-            nb[out++] = blocks[i];
-        }
-        if (pending)
-            nb[out++] = add[j++].b;
-    }
-    nfirst[n] = out;
-    free(blocks);
-    free(first);
-    blocks = nb;
-    first = nfirst;
-    nblocks = out;
-    index_changed();
+    return local ? (uintptr_t)s->map + (uintptr_t)b->place * BLOCK_ALIGN : (uintptr_t)b->start;
 }
 
-/* Drops the blocks of the segment in slot. */
-static void index_remove(uint32_t slot)
+/* proc's block of s if it holds addr. */
+static inline const struct block *block_holding(const struct segment *s, int proc, bool local,
+                                                uintptr_t addr)
 {
-    if (!first)
-        return;
-    uint32_t out = 0;
-    for (int p = 0; p < rt.nprocs; p++) {
-        uint32_t lo = first[p], hi = first[p + 1];
-        first[p] = out;
-        for (uint32_t i = lo; i < hi; i++)
-            if (blocks[i].seg != slot)
-                blocks[out++] = blocks[i];
-    }
-    first[rt.nprocs] = out;
-    nblocks = out;
-    if (nblocks) {
-        blocks = xrealloc(blocks, sizeof(*blocks) * nblocks);
-    } else {
-        free(blocks);
-        free(first);
-        blocks = NULL;
-        first = NULL;
-    }
-    index_changed();
-}
-
-static const struct block *index_find(int proc, uintptr_t addr)
-{
-    if (!first)
+    const struct block *b =
+        s->index.dense ? &s->index.blocks[proc] : block_index_of(&s->index, proc);
+    if (!b)
         return NULL;
-    uint32_t lo = first[proc], hi = first[proc + 1];
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        const struct block *b = &blocks[mid];
-        if (addr < b->start)
-            hi = mid;
-        else if (addr - b->start >= b->bytes)
-            lo = mid + 1;
-        else
-            return b;
+    uintptr_t start = block_start(s, b, local);
+    return addr - start < b->bytes && addr >= start ? b : NULL;
+}
+
+static inline unsigned hint_of(int proc, uintptr_t addr)
+{
+    uint64_t key = ((uint64_t)(uint32_t)proc << 40) ^ (uint64_t)(addr >> 12);
+    return (unsigned)((key * 0x9e3779b97f4a7c15ull) >> 56); /* SLOT_HINTS = 2^8 */
+}
+
+/* proc's block holding addr in the segment of slot, if it is live. */
+static const struct block *block_in_slot(uint32_t slot, int proc, bool local, uintptr_t addr)
+{
+    if (slot >= seg_slots || !seg_table[slot])
+        return NULL;
+#if ARMCI_MUTANT_IS(index_hint_trusted) /* the bug: the hinted segment, unchecked */
+    return block_index_of(&seg_table[slot]->index, proc);
+#else
+    return block_holding(seg_table[slot], proc, local, addr);
+#endif
+}
+
+/*
+ * The block of proc holding addr, in any segment (runtime lock held); *slot_out is its
+ * segment's slot. The hints first, then a scan of the live segments: the records are per
+ * segment and shared by the node, so nothing per process orders them by address.
+ */
+static const struct block *index_find(int proc, bool local, uintptr_t addr, uint32_t *slot_out)
+{
+    unsigned h = hint_of(proc, addr);
+    uint32_t tried[2] = {slot_hint[h] - 1, last_slot};
+    const struct block *b = NULL;
+    for (int i = 0; i < 2 && !b; i++)
+        if ((b = block_in_slot(tried[i], proc, local, addr)))
+            *slot_out = tried[i];
+    for (uint32_t i = 0; i < seg_slots && !b; i++) {
+        if (i == tried[0] || i == tried[1] || !seg_table[i])
+            continue;
+        if ((b = block_holding(seg_table[i], proc, local, addr)))
+            *slot_out = i;
     }
-    return NULL;
+    if (b) {
+        slot_hint[h] = *slot_out + 1;
+        last_slot = *slot_out;
+    }
+    return b;
 }
 
 /* Where the segment's object of `node` is (the node has members). */
@@ -180,17 +166,20 @@ void seg_resolve(const char *call, const char *arg, int proc, const void *addr, 
     }
     if (!hit) {
         rt_lock(); /* another thread may be allocating or freeing */
-        const struct block *b = index_find(proc, a);
+        int node = topo_node_of(proc);
+        bool local = node == topo.my_node;
+        uint32_t slot = 0;
+        const struct block *b = index_find(proc, local, a, &slot);
         if (b) {
-            int node = topo_node_of(proc);
-            const struct seg_node *sn = seg_node_of(seg_table[b->seg], node);
+            const struct segment *s = seg_table[slot];
+            const struct seg_node *sn = seg_node_of(s, node);
             struct resolved *c = &resolve_cache[resolve_next++ % RESOLVE_CACHE];
             *c = (struct resolved){
                 .generation = index_generation,
                 .proc = proc,
                 .node = node,
-                .start = b->start,
-                .end = b->start + b->bytes,
+                .start = block_start(s, b, local),
+                .end = block_start(s, b, local) + b->bytes,
                 .server_addr = sn->server_base + (uint64_t)b->place * BLOCK_ALIGN,
                 .rkey = sn->rkey,
             };
@@ -226,22 +215,18 @@ struct segment *segment_table_by_id(uint64_t id)
 
 bool seg_block(uint64_t id, int proc, void **start, size_t *bytes)
 {
-    bool found = false;
     rt_lock();
     const struct segment *s = segment_table_by_id(id);
-    for (uint32_t i = first ? first[proc] : 0; s && first && i < first[proc + 1]; i++) {
-        if (blocks[i].seg != s->slot)
-            continue;
-        *start = (void *)blocks[i].start;
-        *bytes = (size_t)blocks[i].bytes;
-        found = true;
-        break;
+    const struct block *b = s ? block_index_of(&s->index, proc) : NULL;
+    if (b) {
+        *start = (void *)block_start(s, b, topo_node_of(proc) == topo.my_node);
+        *bytes = (size_t)b->bytes;
     }
     rt_unlock();
-    return found;
+    return b != NULL;
 }
 
-void segment_table_insert(struct segment *s, struct new_block *add, int nadd)
+void segment_table_insert(struct segment *s)
 {
     uint32_t slot = 0;
     while (slot < seg_slots && seg_table[slot])
@@ -257,17 +242,14 @@ void segment_table_insert(struct segment *s, struct new_block *add, int nadd)
     s->slot = slot;
     seg_table[slot] = s;
     table_account((long)(sizeof(*s) + sizeof(*s->nodes) * (size_t)s->nnodes));
-    for (int i = 0; i < nadd; i++)
-        add[i].b.seg = s->slot;
-    if (nadd)
-        index_add(add, nadd);
+    index_changed();
 }
 
 void segment_table_remove(struct segment *s)
 {
-    index_remove(s->slot);
     seg_table[s->slot] = NULL;
     table_account(-(long)(sizeof(*s) + sizeof(*s->nodes) * (size_t)s->nnodes));
+    index_changed();
 }
 
 struct segment *segment_table_by_my_block(MPI_Comm comm, const void *ptr)
@@ -278,6 +260,17 @@ struct segment *segment_table_by_my_block(MPI_Comm comm, const void *ptr)
             return c;
     }
     return NULL;
+}
+
+const struct block_index *seg_index_of(const void *my_block)
+{
+    const struct block_index *ix = NULL;
+    rt_lock();
+    for (uint32_t i = 0; i < seg_slots && !ix; i++)
+        if (seg_table[i] && seg_table[i]->my_bytes && seg_table[i]->my_view == (uintptr_t)my_block)
+            ix = &seg_table[i]->index;
+    rt_unlock();
+    return ix;
 }
 
 struct segment *segment_table_any(void)
@@ -299,10 +292,4 @@ void segment_table_fini(void)
     table_account(-(long)(sizeof(*seg_table) * seg_slots));
     seg_table = NULL;
     seg_slots = 0;
-    free(blocks);
-    free(first);
-    blocks = NULL;
-    first = NULL;
-    nblocks = 0;
-    index_account();
 }

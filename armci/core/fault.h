@@ -37,6 +37,8 @@ enum fault {
      * descheduled on a busy node), so requests pile up behind, and it counts its end broken
      * at once: they are served on an end that broke (DESIGN.md 10.1, rule 3) */
     FAULT_SERVER_BACKLOG = 1 << 10,
+    /* the process writing a segment's block index for its node is killed halfway through */
+    FAULT_INDEX_WRITER_DIES = 1 << 11,
 };
 
 /* How often the break points above break a connection: every this many posts (client) or

@@ -31,4 +31,26 @@ static inline long heap_in_use(void)
     return (long)(m.uordblks + m.hblkhd);
 }
 
+/* The mapping of /proc/self/maps holding addr: its inode, and its permissions ("rw-s") and
+ * path in perms[5] and path[256]; -1 if none holds it. */
+static inline long mapping_of(const void *addr, char *perms, char *path)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    long inode = -1;
+    while (f && inode < 0 && fgets(line, sizeof(line), f)) {
+        unsigned long lo, hi, off, ino;
+        char dev[16];
+        path[0] = 0;
+        if (sscanf(line, "%lx-%lx %4s %lx %15s %lu %255s", &lo, &hi, perms, &off, dev, &ino, path) <
+            6)
+            continue;
+        if ((unsigned long)addr >= lo && (unsigned long)addr < hi)
+            inode = (long)ino;
+    }
+    if (f)
+        fclose(f);
+    return inode;
+}
+
 #endif

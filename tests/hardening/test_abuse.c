@@ -17,6 +17,8 @@
  *   free-null              a rank passes NULL for a block it has
  *   shm-peer-dies          (with ARMCI_TEST_HOOKS=8) a process dies while a new
  *                          shared-memory object still has its name
+ *   index-writer-dies      (with ARMCI_TEST_HOOKS=2048) the process writing a block
+ *                          index for its node is killed halfway through
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -192,7 +194,7 @@ int main(int argc, char **argv)
         bad_reply_rkey(seg);
     else if (!strcmp(mode, "free-mismatch") || !strcmp(mode, "free-null"))
         free_mismatch(!strcmp(mode, "free-null"));
-    else if (strcmp(mode, "shm-peer-dies") != 0)
+    else if (strcmp(mode, "shm-peer-dies") != 0 && strcmp(mode, "index-writer-dies") != 0)
         CHECK(0, "unknown mode '%s'", mode);
 
     if (strcmp(mode, "link-peers") != 0)

@@ -67,8 +67,17 @@ int main(int argc, char **argv)
                 seg_resolve("bench", "addr", p, ptrs[a][p], 1, &t0);
                 seg_resolve("bench", "addr", p, (char *)ptrs[a][p] + 100, 1, &t1);
                 CHECK(t0.proc == p && t1.node == t0.node, "target of process %d", p);
+                /* Each array's block is its own: same-node ones where ptr_arr says, the
+                 * others at server addresses no other array's block of p has. */
+                for (int b = 0; b < a && !t0.local; b++) {
+                    struct target tb;
+                    seg_resolve("bench", "addr", p, ptrs[b][p], 1, &tb);
+                    CHECK(tb.server_addr != t0.server_addr,
+                          "arrays %d and %d of process %d resolve to one server block", b, a, p);
+                }
                 if (t0.local)
-                    CHECK((char *)t1.local == (char *)t0.local + 100, "local address");
+                    CHECK(t0.local == ptrs[a][p] && (char *)t1.local == (char *)t0.local + 100,
+                          "local address");
                 else
                     CHECK(t1.server_addr == t0.server_addr + 100 && t1.rkey == t0.rkey &&
                               t0.server_addr,

@@ -3,8 +3,10 @@
 # Runs TEST (test_seg_memory) at 16 processes in 4 nodes, 32 in 4 nodes and 32 in 8
 # nodes, then compares what each run reports per segment: the segment table must be the
 # same for the same nodes whatever the processes, and grow by the same step per node;
-# the block index (one record per process) exactly doubles with the processes; the directory
-# of UD addresses is the node's once: a process of 8 counts an eighth of it.
+# the block index (one record per process, kept once per node) is the same for the same nodes
+# whatever the processes (a process of 8 counts an eighth of twice the records) and doubles
+# with the nodes; the directory of UD addresses is the node's once: a process of 8 counts an
+# eighth of it.
 run_mpi=$1
 test=$2
 line() {
@@ -17,7 +19,7 @@ a=$(line 16 4) || exit 1
 b=$(line 32 8) || exit 1
 c=$(line 32 4) || exit 1
 ta=$(field "$a" table_per_segment) tb=$(field "$b" table_per_segment) tc=$(field "$c" table_per_segment)
-ia=$(field "$a" index_per_segment) ib=$(field "$b" index_per_segment)
+ia=$(field "$a" index_per_segment) ib=$(field "$b" index_per_segment) ic=$(field "$c" index_per_segment)
 fail=0
 if [ "$ta" != "$tb" ]; then
     echo "FAIL: segment table per segment: $ta bytes at 16 processes, $tb at 32 (4 nodes both)"
@@ -29,8 +31,9 @@ if [ "$step" -le 0 ] || [ $((step % 4)) -ne 0 ] || [ "$tc" -ge $((2 * tb)) ]; th
     echo "FAIL: segment table per segment: $tb bytes at 4 nodes, $tc at 8 nodes"
     fail=1
 fi
-if [ "$ib" -ne $((2 * ia)) ]; then
-    echo "FAIL: index per segment: $ia bytes at 16 processes, $ib at 32"
+if [ "$ib" -ne "$ia" ] || [ "$ic" -ne $((2 * ib)) ]; then
+    echo "FAIL: index per segment and process: $ia bytes at 16 processes in 4 nodes, $ib at 32" \
+        "in 4, $ic at 32 in 8"
     fail=1
 fi
 for l in "$a" "$b" "$c"; do
@@ -47,5 +50,5 @@ if [ "$dnb" -le 0 ] || [ "$db" -gt $((dnb / 8 + 8)) ] || [ "$dc" -gt $((dnc / 4 
     echo "FAIL: directory per process $db of $dnb (8 a node), $dc of $dnc (4 a node): not shared"
     fail=1
 fi
-[ $fail = 0 ] && echo "PASS: table per segment $ta (4 nodes) -> $tc (8 nodes), index $ia -> $ib"
+[ $fail = 0 ] && echo "PASS: table per segment $ta (4 nodes) -> $tc (8 nodes), index $ia (16 in 4) -> $ib (32 in 4) -> $ic (32 in 8)"
 exit $fail

@@ -1,20 +1,24 @@
 /*
  * What the runtime keeps per ARMCI_Malloc: the segment table grows with the
- * nodes of the group (a server base and rkey per node), the block index by
- * one compact record per process that has a block; topology and mutex
- * tables keep nothing per process; the directory of UD addresses is kept
- * once per node, each of its processes counting a share. Prints one SEGMEM line for
- * seg-memory.sh, which compares runs of different sizes.
+ * nodes of the group (a server base and rkey per node); the block index, one
+ * compact record per process that has a block, and the directory of UD
+ * addresses are kept once per node, in one object of its shared memory that
+ * every process of the node maps (the same inode in /proc/self/maps), each
+ * counting a share; topology and mutex tables keep nothing per process.
+ * Prints one SEGMEM line for seg-memory.sh, which compares runs of different
+ * sizes.
  * Usage: test_seg_memory [ARRAYS]
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "api/segment.h"
 #include "core/memstat.h"
 #include "core/topology.h"
 #include "odcm/directory.h"
+#include "proc_memory.h"
 #include "testutil.h"
 
 int main(int argc, char **argv)
@@ -44,12 +48,30 @@ int main(int argc, char **argv)
     long slots = table - segs * per_segment;
     CHECK(slots >= 0 && slots % (long)sizeof(void *) == 0,
           "segment table: %ld bytes for %d segments of %d nodes", table, segs, topo.num_nodes);
-    /* One record per block (every process has one in each), plus the per-process offsets
-     * the first block brings. */
-    long offsets = index0 ? 0 : (long)sizeof(uint32_t) * (n + 1);
-    long per_block = (index - offsets) / ((long)segs * n);
-    CHECK(per_block * segs * n == index - offsets && per_block <= 24,
-          "index: %ld bytes for %d blocks", index, segs * n);
+    /* One record per block (every process has one in each), once per node: the node's
+     * processes' shares add up to the records, and they all map one shared object. */
+    long node_index = 0;
+    MPI_Allreduce(&index, &node_index, 1, MPI_LONG, MPI_SUM, topo.node_comm);
+    CHECK(node_index == (long)sizeof(struct block) * segs * n && sizeof(struct block) <= 24,
+          "index: the node's processes count %ld bytes for %d blocks", node_index, segs * n);
+    for (int a = 0; a < arrays; a++) {
+        const struct block_index *ix = seg_index_of(ptrs[a][me]);
+        CHECK(ix && ix->count == (uint32_t)n && ix->dense, "array %d: index of %d blocks", a, n);
+        for (int p = 0; p < n; p++)
+            CHECK(block_index_of(ix, p)->proc == p && block_index_of(ix, p)->bytes == 1000u + 8 * a,
+                  "array %d: process %d's record", a, p);
+        char perms[8] = "", path[256] = "";
+        long inode = mapping_of(ix->blocks, perms, path), lo = 0, hi = 0;
+        int k = topo_node_nprocs(topo.my_node);
+        if (k > 1)
+            CHECK(inode > 0 && perms[3] == 's' && strstr(path, "/dev/shm/armci-"),
+                  "array %d: index at %p is not in shared memory (%s %s)", a,
+                  (const void *)ix->blocks, perms, path);
+        MPI_Allreduce(&inode, &lo, 1, MPI_LONG, MPI_MIN, topo.node_comm);
+        MPI_Allreduce(&inode, &hi, 1, MPI_LONG, MPI_MAX, topo.node_comm);
+        CHECK(lo == hi, "array %d: the node's processes map different objects (%ld, %ld)", a, lo,
+              hi);
+    }
     CHECK(mutex_table == 0, "mutex tables: %ld bytes", mutex_table);
     CHECK(memstat_now(MEM_SEGMENTS) == seg_table_bytes() &&
               memstat_now(MEM_INDEX) == seg_index_bytes(),
@@ -66,8 +88,8 @@ int main(int argc, char **argv)
     ARMCI_Lock(2, n - 1);
     ARMCI_Unlock(2, n - 1);
 
-    long v[6] = {(table - slots) / segs, (index - offsets) / segs, topo_map_bytes(&topo),
-                 directory_bytes(),      memstat_runtime_peak(),   directory_node_bytes()};
+    long v[6] = {(table - slots) / segs, index / segs,           topo_map_bytes(&topo),
+                 directory_bytes(),      memstat_runtime_peak(), directory_node_bytes()};
     long mx[6];
     MPI_Reduce(v, mx, 6, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     if (me == 0)

@@ -22,6 +22,11 @@
  *             target by an MPI message: the target finds the fenced put in its
  *             own memory
  *   serialized  (MPI_THREAD_SERIALIZED) two threads take turns
+ *   malloc    thread 0 allocates and frees arrays (ARMCI_Malloc, ARMCI_Free:
+ *             each process's block index changes, kept once per node) and
+ *             puts into and gets from each new one, while the other threads
+ *             keep putting and getting through the long-lived array: their
+ *             lookups race with the index being rebuilt
  *
  * Usage: test_threads MODE [THREADS]
  */
@@ -404,6 +409,46 @@ static void *fence_worker(void *p)
     return NULL;
 }
 
+#define MALLOC_CYCLES 24
+static int malloc_done;
+
+/* Thread 0: cycles of ARMCI_Malloc, a put to the next process and a get back, ARMCI_Free
+ * (collective: one thread a process makes them); the others: contiguous put/get meanwhile. */
+static void *malloc_worker(void *p)
+{
+    struct worker_arg *a = p;
+    unsigned char *out = malloc(SLICE), *in = malloc(SLICE);
+    CHECK(out && in, "out of memory");
+    pthread_barrier_wait(&start);
+    if (a->t > 0) {
+        for (int round = 0; !__atomic_load_n(&malloc_done, __ATOMIC_ACQUIRE); round++)
+            contiguous(a->t, (me + round + a->t) % nprocs, round % ROUNDS, out, in);
+    } else {
+        void **ptrs = malloc(sizeof(void *) * (size_t)nprocs);
+        for (int c = 0; c < MALLOC_CYCLES; c++) {
+            size_t mine = 64 + (size_t)((me * 977 + c * 131) % 4096);
+            ARMCI_Malloc(ptrs, (armci_size_t)mine);
+            int next = (me + 1) % nprocs;
+            size_t theirs = 64 + (size_t)((next * 977 + c * 131) % 4096);
+            fill_pattern(out, theirs, seed_of(0, next, c, 7));
+            ARMCI_Put(out, ptrs[next], (int)theirs, next);
+            ARMCI_Get(ptrs[next], in, (int)theirs, next);
+            long bad = check_pattern(in, theirs, seed_of(0, next, c, 7));
+            CHECK(bad < 0, "cycle %d: put/get to %d's new block: byte %ld differs", c, next, bad);
+            ARMCI_Barrier();
+            int prev = (me + nprocs - 1) % nprocs;
+            bad = check_pattern(ptrs[me], mine, seed_for(prev, 0, me, c, 7));
+            CHECK(bad < 0, "cycle %d: my new block from %d: byte %ld differs", c, prev, bad);
+            ARMCI_Free(ptrs[me]);
+        }
+        free(ptrs);
+        __atomic_store_n(&malloc_done, 1, __ATOMIC_RELEASE);
+    }
+    free(out);
+    free(in);
+    return NULL;
+}
+
 static pthread_mutex_t turn = PTHREAD_MUTEX_INITIALIZER;
 
 static void *serialized_worker(void *p)
@@ -449,6 +494,7 @@ int main(int argc, char **argv)
                           : !strcmp(mode, "mutex")   ? mutex_worker
                           : !strcmp(mode, "queue")   ? queue_worker
                           : !strcmp(mode, "fence")   ? fence_worker
+                          : !strcmp(mode, "malloc")  ? malloc_worker
                           : serialized               ? serialized_worker
                                                      : NULL;
     CHECK(fn, "unknown mode %s", mode);

@@ -1,0 +1,104 @@
+/*
+ * One segment's block index, written once per node (block_index.h).
+ */
+#include "api/block_index.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "core/error.h"
+#include "core/fault.h"
+#include "core/memstat.h"
+#include "core/mutant.h"
+#include "core/runtime.h"
+#include "core/shm.h"
+#include "core/topology.h"
+#include "core/util.h"
+
+static long shares; /* what every live index of this process counts */
+
+void block_index_publish(struct block_index *ix, MPI_Comm node_group, const char *tag,
+                         const struct block *records, uint32_t count)
+{
+    int members, rank;
+    MPI_Comm_size(node_group, &members);
+    MPI_Comm_rank(node_group, &rank);
+    size_t bytes = sizeof(struct block) * count;
+    *ix = (struct block_index){.count = count, .dense = count == (uint32_t)rt.nprocs};
+    if (count == 0)
+        return;
+
+    struct block *out;
+    if (members == 1) {
+        out = xmalloc(bytes);
+    } else {
+        out = shm_map_collective(node_group, tag, bytes, NULL, NULL);
+        ix->mapped = bytes;
+    }
+    ix->mem = out;
+    if (rank == 0) {
+        bool dies = fault_injected(FAULT_INDEX_WRITER_DIES) && topo.my_node == topo.num_nodes - 1;
+        size_t half = dies ? bytes / 2 : bytes;
+        memcpy(out, records, half);
+        if (half < bytes)
+            raise(SIGKILL); /* as a writer killed halfway: its node must not go on */
+        memcpy((char *)out + half, (const char *)records + half, bytes - half);
+    }
+    if (members > 1) {
+        MPI_Barrier(node_group); /* written before anyone reads */
+        /* Read-only from here: a stray write of the application faults where it happens
+         * instead of sending later transfers to the wrong place. */
+        if (mprotect(out, bytes, PROT_READ) != 0)
+            armci_die(NULL, "mprotect of the block index (%zu bytes) failed: %s", bytes,
+                      strerror(errno));
+    }
+#if ARMCI_MUTANT_IS(index_private_copy) /* the bug: every process keeps its own copy */
+    if (members > 1) {
+        out = xmalloc(bytes);
+        memcpy(out, ix->mem, bytes);
+        shm_unmap(ix->mem, ix->mapped);
+        ix->mem = out;
+        ix->mapped = 0;
+    }
+#endif
+    ix->blocks = out;
+
+    /* The writer counts the remainder of the division too: the node's shares add up. */
+    ix->held = (long)bytes / members + (rank == 0 ? (long)bytes % members : 0);
+    __atomic_add_fetch(&shares, ix->held, __ATOMIC_RELAXED);
+    memstat_add(MEM_INDEX, ix->held);
+}
+
+void block_index_release(struct block_index *ix)
+{
+    if (ix->mapped)
+        shm_unmap(ix->mem, ix->mapped);
+    else
+        free(ix->mem);
+    __atomic_sub_fetch(&shares, ix->held, __ATOMIC_RELAXED);
+    memstat_add(MEM_INDEX, -ix->held);
+    *ix = (struct block_index){0};
+}
+
+const struct block *block_index_of(const struct block_index *ix, int proc)
+{
+    if (ix->dense)
+        return &ix->blocks[proc];
+    uint32_t lo = 0, hi = ix->count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ix->blocks[mid].proc < proc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ix->count && ix->blocks[lo].proc == proc ? &ix->blocks[lo] : NULL;
+}
+
+long block_index_bytes(void)
+{
+    return __atomic_load_n(&shares, __ATOMIC_RELAXED);
+}

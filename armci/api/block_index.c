@@ -27,7 +27,7 @@ void block_index_publish(struct block_index *ix, MPI_Comm node_group, const char
     MPI_Comm_size(node_group, &members);
     MPI_Comm_rank(node_group, &rank);
     size_t bytes = sizeof(struct block) * count;
-    *ix = (struct block_index){.count = count, .dense = count == (uint32_t)rt.nprocs};
+    *ix = (struct block_index){.count = count};
     if (count == 0)
         return;
 
@@ -38,7 +38,6 @@ void block_index_publish(struct block_index *ix, MPI_Comm node_group, const char
         out = shm_map_collective(node_group, tag, bytes, NULL, NULL);
         ix->mapped = bytes;
     }
-    ix->mem = out;
     if (rank == 0) {
         bool dies = fault_injected(FAULT_INDEX_WRITER_DIES) && topo.my_node == topo.num_nodes - 1;
         size_t half = dies ? bytes / 2 : bytes;
@@ -57,10 +56,10 @@ void block_index_publish(struct block_index *ix, MPI_Comm node_group, const char
     }
 #if ARMCI_MUTANT_IS(index_private_copy) /* the bug: every process keeps its own copy */
     if (members > 1) {
-        out = xmalloc(bytes);
-        memcpy(out, ix->mem, bytes);
-        shm_unmap(ix->mem, ix->mapped);
-        ix->mem = out;
+        struct block *copy = xmalloc(bytes);
+        memcpy(copy, out, bytes);
+        shm_unmap(out, ix->mapped);
+        out = copy;
         ix->mapped = 0;
     }
 #endif
@@ -74,28 +73,14 @@ void block_index_publish(struct block_index *ix, MPI_Comm node_group, const char
 
 void block_index_release(struct block_index *ix)
 {
+    void *mem = (void *)ix->blocks; /* this process's mapping or allocation */
     if (ix->mapped)
-        shm_unmap(ix->mem, ix->mapped);
+        shm_unmap(mem, ix->mapped);
     else
-        free(ix->mem);
+        free(mem);
     __atomic_sub_fetch(&shares, ix->held, __ATOMIC_RELAXED);
     memstat_add(MEM_INDEX, -ix->held);
     *ix = (struct block_index){0};
-}
-
-const struct block *block_index_of(const struct block_index *ix, int proc)
-{
-    if (ix->dense)
-        return &ix->blocks[proc];
-    uint32_t lo = 0, hi = ix->count;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (ix->blocks[mid].proc < proc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < ix->count && ix->blocks[lo].proc == proc ? &ix->blocks[lo] : NULL;
 }
 
 long block_index_bytes(void)

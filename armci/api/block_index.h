@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/runtime.h"
+
 struct block {
     uint64_t start; /* in its owner's address space */
     uint64_t bytes;
@@ -24,10 +26,8 @@ struct block {
 };
 
 struct block_index {
-    const struct block *blocks; /* [count], by process */
+    const struct block *blocks; /* [count], by process: shared mapping or private allocation */
     uint32_t count;
-    bool dense;    /* every process of the job has one: blocks[p] is p's */
-    void *mem;     /* the mapping (shared) or allocation (private) holding blocks */
     size_t mapped; /* bytes mapped when shared, 0 when private */
     long held;     /* this process's share of the records' bytes */
 };
@@ -41,8 +41,23 @@ void block_index_publish(struct block_index *ix, MPI_Comm node_group, const char
                          const struct block *records, uint32_t count);
 /* Drops this process's view of the records (not collective). */
 void block_index_release(struct block_index *ix);
-/* proc's record, or NULL if proc has no block. */
-const struct block *block_index_of(const struct block_index *ix, int proc);
+/* proc's record, or NULL if proc has no block (every lookup: inline). When every process
+ * of the job has a block, the records are in rank order and proc's is at proc. */
+static inline const struct block *block_index_of(const struct block_index *ix, int proc)
+{
+    if (ix->count == (uint32_t)rt.nprocs)
+        return &ix->blocks[proc];
+    uint32_t lo = 0, hi = ix->count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ix->blocks[mid].proc < proc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ix->count && ix->blocks[lo].proc == proc ? &ix->blocks[lo] : NULL;
+}
+
 /* This process's shares of every live index (the report's `index` kind). */
 long block_index_bytes(void);
 

@@ -85,8 +85,7 @@ static inline uintptr_t block_start(const struct segment *s, const struct block 
 static inline const struct block *block_holding(const struct segment *s, int proc, bool local,
                                                 uintptr_t addr)
 {
-    const struct block *b =
-        s->index.dense ? &s->index.blocks[proc] : block_index_of(&s->index, proc);
+    const struct block *b = block_index_of(&s->index, proc);
     if (!b)
         return NULL;
     uintptr_t start = block_start(s, b, local);
@@ -173,13 +172,14 @@ void seg_resolve(const char *call, const char *arg, int proc, const void *addr, 
         if (b) {
             const struct segment *s = seg_table[slot];
             const struct seg_node *sn = seg_node_of(s, node);
+            uintptr_t start = block_start(s, b, local);
             struct resolved *c = &resolve_cache[resolve_next++ % RESOLVE_CACHE];
             *c = (struct resolved){
                 .generation = index_generation,
                 .proc = proc,
                 .node = node,
-                .start = block_start(s, b, local),
-                .end = block_start(s, b, local) + b->bytes,
+                .start = start,
+                .end = start + b->bytes,
                 .server_addr = sn->server_base + (uint64_t)b->place * BLOCK_ALIGN,
                 .rkey = sn->rkey,
             };

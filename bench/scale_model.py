@@ -31,14 +31,15 @@ The model, per process, N processes in M = N / k nodes of k processes:
                a server has k x C clients shared by k processes), U for the nodes reached
                over UD (ud_nodes_avg), a constant for what follows what is in flight.
   registered   buf_mem priced from the pools' sizes in the code (docs/SCALING.md's table
-               of registered pools): every process's bounce buffers (4 x 64 KiB at
-               first), reply pool and connection UD pool; every node's data-server
-               request buffers (one client's allowance of 32 for each client connected,
-               at most 128), out buffers and connection UD pool, shared by its k
-               processes; the hybrid UD pools when on (a server's receives: 64 per client
-               heard from over UD, at most 256; not counted by the report, so the hybrid
-               runs are priced at the middle of that range). On top, what an application
-               grows its bounce buffers to (fitted: the median excess of its runs).
+               of registered pools): every process's bounce and small buffers (4 x 64 KiB
+               and 4 x 8 KiB at first), reply pool and connection UD pool; every node's
+               data-server request buffers (one client's allowance of 32 for each client
+               connected, at most 128), out buffers and connection UD pool, shared by its k
+               processes; the hybrid UD pools when on (a server's receives: 64 for each
+               client heard from over UD, k x the nodes a process reaches over UD, at most
+               256). On top, what an application grows its own pools to (bounce and small
+               buffers, the UD path's answer buffers; fitted, a process: the median over its
+               runs of what they registered beyond this price).
   all-connect  one process connecting to M - 1 nodes: t0 + t1 (M - 1), fitted to the
                one-to-all rows per protocol.
 """
@@ -59,18 +60,19 @@ MIB = 1024 * 1024
 # The runtime's kinds (armci/core/memstat.h) and the terms each grows by: N processes, M nodes,
 # L processes when a node has more than one (softib gives each its own port: its LID is kept
 # per process), HN processes when the hybrid path is on (every process's UD data QP), H 1 when
-# it is on, C connections a process keeps (both ends), U nodes it reaches over UD. "max": what
+# it is on, C connections a process keeps (both ends), U nodes it reaches over UD, LM the
+# barrier's steps (1 + log2 M, M > 1). "max": what
 # follows what is in flight, priced at the most any run of the application held.
 KIND_TERMS = {
     "segments": ("1", "M"),      # a record per segment, 16 B per node of each
-    # 24 B per block (each array's, the barrier's per node; LU: its grid's, at most 64): kept once
-    # per node, a k-th a process
+    # 24 B per block (each array's; LU: its grid's, at most 64): kept once per node, a k-th a
+    # process
     "index": ("1/k", "N/k", "M/k"),
     # 4 N, 22 M, 2 N (LIDs), 4 N + 4 M (UD data QPs): kept once per node, a k-th a process
     "directory": ("N/k", "M/k", "L/k", "HN/k", "HM/k"),
     "topology": ("1", "N", "M"),   # 0 for equal nodes of consecutive ranks
     "groups": ("1", "N"),
-    "sync": ("1", "M"),          # the barrier's per-node slots
+    "sync": ("1", "LM/k"),       # the barrier's partners and slots, one a step, on masters
     "conns": ("1", "C", "U"),    # records and tables, both ends; the engine's per client
     "sendq": ("1", "C"),
     "work": ("max",),
@@ -82,7 +84,9 @@ def kind_term(term, n, k, hybrid, c, u):
     over UD a process."""
     if term.endswith("/k"):  # a node's table, each of its k processes counting a share
         return kind_term(term[:-2], n, k, hybrid, c, u) / k
-    return {"1": 1.0, "max": 1.0, "N": n, "M": nodes(n, k), "L": n if k > 1 else 0,
+    m = nodes(n, k)
+    return {"1": 1.0, "max": 1.0, "N": n, "M": m, "L": n if k > 1 else 0,
+            "LM": 1 + math.floor(math.log2(m)) if m > 1 else 0,
             "HN": n if hybrid else 0, "HM": nodes(n, k) if hybrid else 0,
             "H": 1.0 if hybrid else 0.0, "C": c,
             "U": u if hybrid else 0.0}[term]
@@ -94,13 +98,15 @@ AIMS = [(1, 4.0), (16, 2.0)]  # issue 48: MiB a process at 64 K processes, by no
 # Registered pools (armci/transport/work.c, replies.c, dgram.c; armci/odcm/ud.c;
 # armci/dataserver/resources.c, resources.h): bytes, softib's 4096-byte MTU.
 KIB64 = 65536
+SMALL_BUF = 8192                 # a small buffer: a data server's request buffer
+POOL_RECORDS = 2 * 32 * 48       # the bounce and small pools' records (32 each)
 UD_RECV_BUF = 40 + 4096          # GRH + the port's MTU
 REQUEST_BUF = 152 + 8192          # a data-server request buffer: header + ARMCI_SERVER_BUF_SIZE
-PROC_BUF = 4 * KIB64 + 64 * UD_RECV_BUF + 16 * 128 + 256 * 64   # bounce, connection UD, replies
+GROWN_BUF = 4 * KIB64 + 4 * SMALL_BUF + POOL_RECORDS            # bounce and small, at first
+PROC_BUF = GROWN_BUF + 64 * UD_RECV_BUF + 16 * 128 + 256 * 64   # + connection UD, replies
 NODE_BUF = 2 * KIB64 + 64 * UD_RECV_BUF + 16 * 128              # out buffers, server's UD
 HYBRID_PROC_BUF = (32 + 8) * UD_RECV_BUF                         # client data UD pools
 HYBRID_NODE_BUF = 16 * UD_RECV_BUF                               # server data UD sends
-HYBRID_NODE_RECV = (64 * UD_RECV_BUF, 256 * UD_RECV_BUF)         # one client heard .. all
 
 
 def is_hybrid(run):
@@ -112,14 +118,22 @@ def request_bufs(clients):
     return min(128, 32 * max(1, math.ceil(clients)))
 
 
-def priced_buf_mem(k, server_clients, hybrid):
-    """Registered bytes a process from the pools' sizes alone (no growth by use)."""
+def server_ud_recv(ud_clients):
+    """The data server's UD data receives: two windows (64) for each client heard from over
+    UD, at most 256 (dataserver/dgram_server.c)."""
+    return min(256, 64 * max(1, math.ceil(ud_clients))) * UD_RECV_BUF
+
+
+def priced_buf_mem(k, server_clients, hybrid, ud_clients=0.0):
+    """Registered bytes a process from the pools' sizes alone (no growth by use); a node's
+    server has server_clients clients connected and hears ud_clients over UD."""
     node = request_bufs(server_clients) * REQUEST_BUF + NODE_BUF
     proc = PROC_BUF
     if hybrid:
         proc += HYBRID_PROC_BUF
-        node += HYBRID_NODE_BUF + sum(HYBRID_NODE_RECV) / 2
+        node += HYBRID_NODE_BUF + server_ud_recv(ud_clients)
     return proc + node / k
+
 
 # The ODCM paper's published averages (6 processes per node).
 PAPER_PROCS = [128, 256, 512, 1024]
@@ -284,8 +298,7 @@ class Model:
         self.bounce_growth = {}
         for app in APPS:
             for hybrid in (False, True):
-                extra = [num(r, "buf_mem_avg") - priced_buf_mem(
-                             int(r["node_size"]), num(r, "s2c_avg"), hybrid)
+                extra = [self.grown_of_run(r)
                          for r in ok if r["app"] == app and is_hybrid(r) == hybrid
                          and not math.isnan(num(r, "buf_mem_avg"))]
                 self.bounce_growth[app, hybrid] = max(0.0, median(extra)) if extra else math.nan
@@ -369,8 +382,24 @@ class Model:
     def buf_mem(self, app, n, k, cap=0, hybrid=False, run=False):
         """Registered bytes a process: the pools' sizes at this job's server load, plus the
         application's fitted bounce-buffer growth (nothing here grows with n itself)."""
-        return (priced_buf_mem(k, self.s2c(app, n, k, cap, run), hybrid)
+        return (priced_buf_mem(k, self.s2c(app, n, k, cap, run), hybrid,
+                               k * self.ud_nodes(app, n, k, cap, hybrid, run))
                 + self.bounce_growth.get((app, hybrid), math.nan))
+
+    def priced_buf_mem_of_run(self, r):
+        """The pools' sizes at a run's own measured server load and UD reach."""
+        k = int(r["node_size"])
+        return priced_buf_mem(k, num(r, "s2c_avg"), is_hybrid(r), k * self.ud_nodes_of_run(r))
+
+    def buf_mem_of_run(self, r):
+        return (self.priced_buf_mem_of_run(r)
+                + self.bounce_growth.get((r["app"], is_hybrid(r)), math.nan))
+
+    def grown_of_run(self, r):
+        """What a run's pools grew to beyond their price, a process: the bounce and small
+        buffers, and the UD path's answer buffers, grown with what was in flight (the per-node
+        pools are priced at the run's load)."""
+        return num(r, "buf_mem_avg") - self.priced_buf_mem_of_run(r)
 
     def all_connect_us(self, proto, n, k):
         if proto not in self.connect:
@@ -413,8 +442,7 @@ def report(model, scale):
         c_model = model.c2s(r["app"], n, k, cap, run=True)
         rt_model = model.rt_mem(r["app"], n, k, cap, run=True, hybrid=hybrid)
         # the registered pools at the run's own measured server load
-        buf_model = (priced_buf_mem(k, num(r, "s2c_avg"), hybrid)
-                     + model.bounce_growth.get((r["app"], hybrid), math.nan))
+        buf_model = model.buf_mem_of_run(r)
         lines.append([r["app"], n, k, cap, r["status"], r["c2s_avg"], fmt(c_model, 2),
                       fmt(num(r, "c2s_avg") / c_model if c_model else math.nan, 2),
                       r["rt_mem_avg"], fmt(rt_model, 0),

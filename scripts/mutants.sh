@@ -82,6 +82,8 @@ ud_recv_message_size ud-all-attacks-full-buffers-4x2
 ud_send_stall_ignored rma-ud-send-stall-4x2
 server_pool_unfit pools-by-use-6x1
 bounce_pool_full pools-by-use-6x1
+requests_in_bounce_buffers pools-by-use-6x1
+small_buffer_overrun rma-4x2
 free_keeps_mapping malloc-cycles-4x2
 '
 if [ -n "${MUTANTS_TESTS:-}" ]; then

@@ -7,10 +7,15 @@
  *     the inter-node part, then publishes the release;
  *   - between node masters, pairwise exchange with recursive doubling: each
  *     step RDMA-writes the barrier number into the partner's barrier buffer
- *     (one 8-byte slot per node, so each slot has a single writer) and waits
- *     for the partner's number in its own. Nodes beyond the largest power of
- *     two first report to a partner inside it, which releases them at the
- *     end: log2(N) + 2 steps.
+ *     and waits for the partner's number in its own. Nodes beyond the
+ *     largest power of two first report to a partner inside it, which
+ *     releases them at the end: log2(N) + 2 steps. A master's buffer has one
+ *     8-byte slot per step (slot 0: the exchange with the node beyond; slot
+ *     r: round r), each written by the one partner of that step. It is
+ *     registered memory of its own, not an ARMCI_Malloc'd segment (whose
+ *     tables would describe every node in every process), and each master
+ *     learns from its partners alone where theirs are (MPI at init):
+ *     log2(N) + 1 entries a master, not one per node.
  * A slot is "arrived" when it holds a number >= the current one, so a fast
  * node already in the next barrier is harmless; numbers are compared as
  * serial numbers (signed difference), so the 64-bit counter may wrap.
@@ -38,15 +43,55 @@
 #include "transport/progress.h"
 #include "transport/remote.h"
 #include "core/runtime.h"
-#include "api/segment.h"
 #include "core/topology.h"
 #include "core/util.h"
 #include "core/wait_policy.h"
 
-static uint64_t current;    /* number of the last barrier this process took part in */
-static uint64_t **slots_at; /* [num_nodes] each node master's slot array, as addressed here */
-static uint64_t *my_slots;  /* [num_nodes] on masters: slot s is written by node s */
+static uint64_t current; /* number of the last barrier this process took part in */
+static int nslots;       /* a master's slots: 1 + the rounds of the power-of-two part */
+static struct barrier_steps {
+    int p2;    /* the largest power of two <= the nodes */
+    int extra; /* nodes p2 .. n-1, paired with 0 .. extra-1 */
+} steps;
+/* Where a master's slots are, as its partners address them. */
+struct slots_place {
+    uint64_t addr;
+    uint32_t rkey;
+};
+static struct slots_place *partner_slots; /* [nslots] on masters: step s's partner's slots */
+static uint64_t *my_slots; /* [nslots] on masters, registered: slot s written by step s's partner */
+static struct net_mr *my_slots_mr;
+#define SLOTS_TAG 0x42a0 /* + the step: the exchange of slots_place at init (rt.comm) */
 static bool use_mpi;
+
+/* The steps between masters (internode): slot 0 pairs a node beyond the largest power of two
+ * with one inside it; slot r (1, 2, ...) is round r, with partner id ^ 2^(r-1). */
+static struct barrier_steps steps_of(int n)
+{
+    struct barrier_steps s = {.p2 = 1};
+    while (s.p2 * 2 <= n)
+        s.p2 *= 2;
+    s.extra = n - s.p2;
+    return s;
+}
+
+static int slots_for(int n)
+{
+    int slots = 1;
+    for (int k = 1; k < steps_of(n).p2; k <<= 1)
+        slots++;
+    return slots;
+}
+
+/* The node this node exchanges with at step `slot`, or -1 if it has no partner there. */
+static int partner_at(int id, int slot, struct barrier_steps s)
+{
+    if (slot > 0)
+        return id < s.p2 ? id ^ (1 << (slot - 1)) : -1;
+    if (id >= s.p2)
+        return id - s.p2;
+    return id < s.extra ? id + s.p2 : -1;
+}
 
 /* Serial-number order: true if a is at or after b, across a wrap of the counter. */
 static bool reached(uint64_t a, uint64_t b)
@@ -88,6 +133,35 @@ static void wait_for(const volatile uint64_t *p, uint64_t number, int node)
     }
 }
 
+#define SYNC_BYTES_A_STEP (sizeof(*partner_slots) + sizeof(*my_slots))
+
+/* A master registers its slots and tells each step's partner where they are, learning
+ * theirs: one message each way a step. */
+static void exchange_slots(void)
+{
+    size_t bytes = sizeof(*my_slots) * (size_t)nslots;
+    my_slots = xmalloc_registrable(bytes);
+    for (int s = 0; s < nslots; s++)
+        my_slots[s] = current;
+    my_slots_mr = net_reg("ARMCI_Init", my_slots, bytes, true);
+    struct slots_place mine = {(uintptr_t)my_slots, my_slots_mr->rkey};
+    partner_slots = xcalloc((size_t)nslots, sizeof(*partner_slots));
+    memstat_add(MEM_SYNC, (long)(SYNC_BYTES_A_STEP * (size_t)nslots));
+    MPI_Request *reqs = xmalloc(sizeof(*reqs) * 2 * (size_t)nslots);
+    int n = 0;
+    for (int s = 0; s < nslots; s++) {
+        int partner = partner_at(topo.my_node, s, steps);
+        if (partner < 0)
+            continue;
+        int master = topo_node_master(partner);
+        MPI_Irecv(&partner_slots[s], sizeof(partner_slots[s]), MPI_BYTE, master, SLOTS_TAG + s,
+                  rt.comm, &reqs[n++]);
+        MPI_Isend(&mine, sizeof(mine), MPI_BYTE, master, SLOTS_TAG + s, rt.comm, &reqs[n++]);
+    }
+    MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+    free(reqs);
+}
+
 void barrier_init(void)
 {
     use_mpi = cfg.barrier == CFG_BARRIER_MPI;
@@ -101,68 +175,58 @@ void barrier_init(void)
         MPI_Barrier(rt.comm);
         return;
     }
-    void **blocks = xmalloc(sizeof(void *) * (size_t)rt.nprocs);
-    size_t bytes = topo_is_master() ? sizeof(uint64_t) * (size_t)topo.num_nodes : 0;
-    seg_malloc("ARMCI_Init", blocks, (armci_size_t)bytes, &rt.world_group);
-    my_slots = blocks[rt.me];
-    /* Only masters have slots: keep theirs, one per node. */
-    slots_at = xmalloc(sizeof(*slots_at) * (size_t)topo.num_nodes);
-    for (int node = 0; node < topo.num_nodes; node++)
-        slots_at[node] = blocks[topo_node_master(node)];
-    free(blocks);
-    memstat_add(MEM_SYNC, (long)(sizeof(*slots_at) * (size_t)topo.num_nodes));
-    for (int s = 0; my_slots && s < topo.num_nodes; s++)
-        my_slots[s] = current;
+    nslots = slots_for(topo.num_nodes);
+    steps = steps_of(topo.num_nodes);
+    if (topo_is_master())
+        exchange_slots();
     MPI_Barrier(rt.comm);
 }
 
 void barrier_fini(void)
 {
-    if (!slots_at)
+    if (!my_slots)
         return;
-    seg_free("ARMCI_Finalize", my_slots, &rt.world_group);
-    free(slots_at);
-    memstat_add(MEM_SYNC, -(long)(sizeof(*slots_at) * (size_t)topo.num_nodes));
-    slots_at = NULL;
+    /* ARMCI_Finalize's MPI_Barrier came first: every write into these slots has landed (each
+     * was waited for) and no barrier follows to write more. */
+    net_dereg(my_slots_mr);
+    free(my_slots);
+    free(partner_slots);
+    memstat_add(MEM_SYNC, -(long)(SYNC_BYTES_A_STEP * (size_t)nslots));
     my_slots = NULL;
+    partner_slots = NULL;
 }
 
-/* RDMA-writes `number` into my slot at the master of `node`. */
-static void signal_node(int node, uint64_t number)
+/* RDMA-writes `number` into slot `slot` at the master of `node`, this step's partner. */
+static void signal_partner(int slot, int node, uint64_t number)
 {
-    int master = topo_node_master(node);
-    uint64_t *slot = slots_at[node] + topo.my_node;
-    struct target t;
-    seg_resolve("ARMCI_Barrier", "barrier slot", master, slot, sizeof(*slot), &t);
+    struct target t = {.server_addr = partner_slots[slot].addr + sizeof(number) * (size_t)slot,
+                       .rkey = partner_slots[slot].rkey,
+                       .proc = topo_node_master(node),
+                       .node = node};
     remote_put_rc(&t, &number, sizeof(number));
 }
 
 static void internode(uint64_t number)
 {
-    int n = topo.num_nodes, id = topo.my_node;
-    int p2 = 1;
-    while (p2 * 2 <= n)
-        p2 *= 2;
-    int extra = n - p2; /* nodes p2..n-1 pair with 0..extra-1 */
-
-    if (id >= p2) {
-        signal_node(id - p2, number);
-        wait_for(&my_slots[id - p2], number, id - p2);
+    int id = topo.my_node;
+    if (id >= steps.p2) {
+        signal_partner(0, id - steps.p2, number);
+        wait_for(&my_slots[0], number, id - steps.p2);
         return;
     }
-    if (id < extra)
-        wait_for(&my_slots[id + p2], number, id + p2);
+    if (id < steps.extra)
+        wait_for(&my_slots[0], number, id + steps.p2);
     int first_round = 1;
 #if ARMCI_MUTANT_IS(barrier_skips_round)
     first_round = 2;
 #endif
-    for (int k = first_round; k < p2; k <<= 1) {
-        int partner = id ^ k;
-        signal_node(partner, number);
-        wait_for(&my_slots[partner], number, partner);
+    for (int r = first_round; r < nslots; r++) {
+        int partner = partner_at(id, r, steps);
+        signal_partner(r, partner, number);
+        wait_for(&my_slots[r], number, partner);
     }
-    if (id < extra)
-        signal_node(id + p2, number);
+    if (id < steps.extra)
+        signal_partner(0, id + steps.p2, number);
 }
 
 void barrier_run(void)

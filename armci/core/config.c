@@ -62,8 +62,9 @@ const struct config_entry config_table[] = {
      "client's ARMCI_SERVER_CREDITS and grows by as many for each client connected"},
     {"ARMCI_SERVER_BUF_SIZE", CFG_SIZE, FIELD(server_buf_size), "8192", 1024, 16 * MiB, NULL,
      true,
-     "payload bytes a data server's request buffer holds: an update's larger payload stays at "
-     "the client, and the server reads it by RDMA (pieces up to ARMCI_BOUNCE_SIZE)"},
+     "payload bytes a data server's request buffer holds, and bytes of a client's small buffer: "
+     "an update's larger payload stays at the client, and the server reads it by RDMA (pieces "
+     "up to ARMCI_BOUNCE_SIZE)"},
     {"ARMCI_SERVER_POLL", CFG_BOOL, FIELD(server_poll), "0", 0, 0, NULL, false,
      "the data server spins instead of sleeping when idle"},
     {"ARMCI_SERVER_SPIN_US", CFG_DOUBLE, FIELD(server_spin_us), "100", 0, 1e6, NULL, false,
@@ -76,7 +77,9 @@ const struct config_entry config_table[] = {
     {"ARMCI_BOUNCE_SIZE", CFG_SIZE, FIELD(bounce_size), "65536", 1024, 64 * MiB, NULL, true,
      "bytes per registered bounce buffer"},
     {"ARMCI_BOUNCE_COUNT", CFG_INT, FIELD(bounce_count), "32", 2, 1L << 16, NULL, false,
-     "most bounce buffers per process: it starts with 4 and doubles while all are in flight"},
+     "most bounce buffers per process, and most small buffers (requests to data servers, small "
+     "copied puts: ARMCI_SERVER_BUF_SIZE bytes each): each pool starts with 4 and doubles while "
+     "all are in flight"},
     {"ARMCI_REG_CACHE", CFG_INT, FIELD(reg_cache), "64", 0, 4096, NULL, false,
      "registrations of user memory kept for reuse: puts, accumulates and gets of 256 KiB or more from or into memory ARMCI did not allocate move zero-copy (softib only: its memory regions follow the mapping); 0: copied through bounce buffers"},
     {"ARMCI_STRIDED_THRESHOLD", CFG_LONG, FIELD(strided_threshold), "-1", -1, 1L << 40, NULL,

@@ -17,6 +17,7 @@ static const char *const names[MEM_KINDS] = {
     [MEM_WORK] = "work",
     [MEM_REPLY_SLOTS] = "replies",
     [MEM_BUF_BOUNCE] = "buf_bounce",
+    [MEM_BUF_SMALL] = "buf_small",
     [MEM_BUF_RECV] = "buf_recv",
     [MEM_BUF_SERVER] = "buf_server",
     [MEM_DATAGRAM] = "datagram",

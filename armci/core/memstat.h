@@ -24,6 +24,7 @@ enum mem_kind {
     MEM_REPLY_SLOTS,  /* messages awaiting a reply, by token */
     MEM_DATAGRAM,     /* the UD data path: windows per node and their requests' data */
     MEM_BUF_BOUNCE,   /* registered buffers from here on: bounce buffers */
+    MEM_BUF_SMALL,    /* small send buffers: requests' messages, small puts, atomics' results */
     MEM_BUF_RECV,     /* receive pools */
     MEM_BUF_SERVER,   /* the data server's reply buffers */
     MEM_BUF_DATAGRAM, /* the UD data path's send and receive buffers */

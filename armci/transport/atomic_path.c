@@ -47,7 +47,7 @@ static uint64_t device_atomic(const struct target *t, enum ibv_wr_opcode op, uin
     rt_lock();
     struct conn *c = conn_get(t->node);
     wait_server_updates(c); /* an earlier accumulate to this long lands first */
-    struct pool_buffer *b = bounce_wait();
+    struct pool_buffer *b = send_buffer_wait(sizeof(uint64_t));
     struct handle done = {0};
     struct atomic_result result = {0};
     struct work *f = work_new(WORK_READ, c, &done);

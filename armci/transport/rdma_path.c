@@ -138,7 +138,7 @@ void wait_server_updates(struct conn *c)
 static void post_write_copy(struct conn *c, const void *src, size_t len, uint64_t raddr,
                             uint32_t rkey, struct handle *req)
 {
-    struct pool_buffer *b = bounce_wait();
+    struct pool_buffer *b = send_buffer_wait(len);
     memcpy(b->addr, src, len);
     struct work *w = work_new(WORK_WRITE, c, req);
     w->bounce = b; /* freed when the write completes */

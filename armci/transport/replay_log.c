@@ -54,7 +54,7 @@ struct send_rec *send_rec_new(struct pool_buffer *b, uint64_t first_seq,
 static void send_rec_free(struct send_rec *r)
 {
     free(r->in_place);
-    bounce_free(r->bounce);
+    buffer_free(r->bounce);
     memstat_add(MEM_WORK, -(long)sizeof(*r));
     free(r);
 }

@@ -34,8 +34,8 @@ void request_init(void (*wait)(void))
     lock_requests = 0;
 }
 
-/* With recovery on, a waiting lock request keeps its buffer (replay_log.h): at most half of
- * them wait, so that the unlocks they wait for find buffers. */
+/* With recovery on, a waiting lock request keeps its (small) buffer (replay_log.h): at most
+ * half of them wait, so that the unlocks they wait for find buffers. */
 static int max_lock_requests(void)
 {
     int half = cfg.bounce_count / 2;
@@ -197,15 +197,28 @@ static void pack_open(struct conn *c, const struct target *t, struct pool_buffer
     c->io->pack_next = ds_shared_step(len - sizeof(*msg));
 }
 
+/* The buffer of r's SEND: its header and the payload copied behind it. A small buffer when
+ * they fit one (most requests: a server's request buffer holds them); a bounce buffer, which
+ * the server may read, for a payload it pulls. */
+static struct pool_buffer *message_buffer(const struct request_desc *r)
+{
+#if ARMCI_MUTANT_IS(requests_in_bounce_buffers)
+    return bounce_wait(); /* the bug: 64 KiB for every request */
+#endif
+    if (pulled(r))
+        return bounce_wait();
+    return send_buffer_wait(sizeof(struct ds_message) + r->payload);
+}
+
 /* The work of a request: counted, awaiting its reply, with what its reply is to fill in. With
- * `b`, the request has a SEND of its own: first a bounce buffer for its message (*b), and one
- * for its reply data if r wants one (the work's data). */
+ * `b`, the request has a SEND of its own: first a buffer for its message (*b), and a bounce
+ * buffer for its reply data if r wants one (the work's data). */
 static struct work *request_work(struct conn *c, const struct request_desc *r,
                                  struct pool_buffer **b)
 {
     struct pool_buffer *data = NULL;
     if (b) {
-        *b = bounce_wait();
+        *b = message_buffer(r);
         data = r->reply_to_bounce ? bounce_wait() : NULL;
     }
     struct work *w = work_new(WORK_MESSAGE, c, r->req);

@@ -2,7 +2,7 @@
  * Requests to the data server of a connection's node. Each takes a reply
  * slot of the process (REPLY_BUFS: one posted reply buffer each,
  * replies.h) and a credit of its connection (the server's terms, given
- * back with answers), a bounce buffer for the message, and goes as one
+ * back with answers), a buffer for the message (a small one: work.h), and goes as one
  * SEND after the requests c's chain holds (send_queue.h). Updates whose
  * payload is copied may share a SEND (a pack, wire/protocol.h).
  */
@@ -45,8 +45,8 @@ void request_slot_return(void);
 
 /*
  * One request to the data server of c's node, as the caller describes it;
- * request_post builds all of it (a credit and a reply slot, a bounce buffer
- * for the message, the header, the payload, its work and reply token) and
+ * request_post builds all of it (a credit and a reply slot, a buffer for
+ * the message, the header, the payload, its work and reply token) and
  * posts it. `msg` holds the op and its own fields (len, stride, datatype,
  * scale, value, rmw_op, reply_addr); request_post fills in origin,
  * target_local and addr (t, offset bytes in) and the token. An update
@@ -89,7 +89,8 @@ struct request_desc {
 struct work *request_post(struct conn *c, const struct request_desc *r);
 
 /* Room for payload behind the header in one SEND to the data server (a SEND fills one
- * bounce buffer on our side, one receive buffer on the server's). */
+ * small buffer on our side, small_buffer_size() in work.h, one receive buffer on the
+ * server's). */
 static inline size_t request_room(void)
 {
     return MIN(cfg.server_buf_size, cfg.bounce_size) - sizeof(struct ds_message);

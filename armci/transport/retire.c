@@ -27,7 +27,7 @@ static void work_request_done(struct work *f)
         /* The request buffer (and a payload sent in place) is free; the operation waits
          * for its reply. With recovery on the buffer is its SEND record's (replay_log.h). */
         if (f->bounce)
-            bounce_free(f->bounce);
+            buffer_free(f->bounce);
         f->bounce = NULL;
         if (f->sent)
             handle_op_done(f->sent);

@@ -25,7 +25,7 @@ struct reply_slot {
 static struct reply_slot *reply_slots;
 static uint32_t nreply_slots, reply_free_head = UINT32_MAX;
 
-/* ---- bounce buffers ---- */
+/* ---- bounce and small buffers ---- */
 
 /* Bounce buffers a process starts with: what a few transfers in flight need. The pool doubles
  * up to ARMCI_BOUNCE_COUNT when every one is taken. It does not shrink: giving chunks
@@ -36,9 +36,16 @@ static uint32_t nreply_slots, reply_free_head = UINT32_MAX;
 #else
 #define BOUNCE_INITIAL 4
 #endif
+/* Small buffers a process starts with; they double up to ARMCI_BOUNCE_COUNT too. */
+#define SMALL_INITIAL 4
 
-static struct buffer_pool bounces;
+static struct buffer_pool bounces, smalls;
 static void (*wait_progress)(void);
+
+size_t small_buffer_size(void)
+{
+    return MIN(cfg.server_buf_size, cfg.bounce_size);
+}
 
 void bounce_pool_init(void (*wait)(void))
 {
@@ -47,29 +54,42 @@ void bounce_pool_init(void (*wait)(void))
     buffer_pool_create(&bounces, "ARMCI_Init", "bounce buffers",
                        MIN(BOUNCE_INITIAL, cfg.bounce_count), cfg.bounce_count, cfg.bounce_size,
                        true, MEM_BUF_BOUNCE);
+    /* Only this process's device reads (a SEND, a write) or writes (an atomic) them. */
+    buffer_pool_create(&smalls, "ARMCI_Init", "small buffers", MIN(SMALL_INITIAL, cfg.bounce_count),
+                       cfg.bounce_count, small_buffer_size(), false, MEM_BUF_SMALL);
 }
 
 void bounce_pool_fini(void)
 {
     buffer_pool_destroy(&bounces);
+    buffer_pool_destroy(&smalls);
 }
 
-struct pool_buffer *bounce_try_get(void)
-{
-    return buffer_pool_get(&bounces);
-}
-
-struct pool_buffer *bounce_wait(void)
+/* A free buffer of p, waiting (making progress) for one. */
+static struct pool_buffer *pool_wait(struct buffer_pool *p)
 {
     struct pool_buffer *b;
-    while (!(b = bounce_try_get()))
+    while (!(b = buffer_pool_get(p)))
         wait_progress();
     return b;
 }
 
-void bounce_free(struct pool_buffer *b)
+struct pool_buffer *bounce_wait(void)
 {
-    buffer_pool_release(&bounces, b);
+    return pool_wait(&bounces);
+}
+
+struct pool_buffer *send_buffer_wait(size_t bytes)
+{
+#if ARMCI_MUTANT_IS(small_buffer_overrun)
+    bytes = 0; /* the bug: a small buffer whatever the size */
+#endif
+    return pool_wait(bytes <= smalls.size ? &smalls : &bounces);
+}
+
+void buffer_free(struct pool_buffer *b)
+{
+    buffer_pool_give_back(b);
 }
 
 /* ---- works ---- */
@@ -118,9 +138,9 @@ void work_complete(struct work *f)
     if (f->on_done)
         f->on_done(f);
     if (f->data)
-        bounce_free(f->data);
+        buffer_free(f->data);
     if (f->bounce)
-        bounce_free(f->bounce);
+        buffer_free(f->bounce);
     struct conn *c = f->conn;
     if (f->fenced) /* an operation (not a probe) got through: the connection works again */
         c->io->breaks_in_a_row = 0;

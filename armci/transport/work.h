@@ -20,8 +20,14 @@ struct conn;
 /*
  * The client's bounce buffers: cfg.bounce_count registered buffers of
  * cfg.bounce_size bytes, for data copied on its way out (packed puts,
- * request messages) or on its way in (packed gets). Taking one never waits
- * here (bounce_try_get); bounce_wait makes progress until one is free.
+ * payloads the data server pulls) or on its way in (packed gets), which
+ * peers may write and read. And its small buffers, as many of
+ * small_buffer_size() bytes (a data server's request buffer): a request's
+ * message and the payload it copies, a small put copied on its way out, an
+ * atomic's old value. A job of small operations in flight then registers
+ * 8 KiB for each instead of 64 KiB. bounce_wait and send_buffer_wait make
+ * progress until one is free. Both pools start with a few buffers and
+ * double when every one is taken.
  */
 
 /* `wait` is how bounce_wait waits: the progress engine's progress_wait, which sits above
@@ -29,11 +35,15 @@ struct conn;
 void bounce_pool_init(void (*wait)(void));
 /* A free bounce buffer: waits (making progress) for one. */
 struct pool_buffer *bounce_wait(void);
+/* A free buffer of at least `bytes` (at most cfg.bounce_size) for this process's device
+ * alone: a small one when it fits one. Waits (making progress) for one. */
+struct pool_buffer *send_buffer_wait(size_t bytes);
+/* Bytes of a small buffer. */
+size_t small_buffer_size(void);
 void bounce_pool_fini(void);
 
-/* A free buffer, or NULL when all are in use. */
-struct pool_buffer *bounce_try_get(void);
-void bounce_free(struct pool_buffer *b);
+/* Gives a bounce or small buffer back to its pool. */
+void buffer_free(struct pool_buffer *b);
 
 enum work_kind { WORK_WRITE, WORK_READ, WORK_MESSAGE, WORK_REPLAY_MARKER };
 

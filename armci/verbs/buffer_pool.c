@@ -33,7 +33,8 @@ static bool add_chunk(struct buffer_pool *p, int n)
         *b = (struct pool_buffer){.addr = k.region + (size_t)i * p->size,
                                   .lkey = k.mr->lkey,
                                   .rkey = k.mr->rkey,
-                                  .index = k.first + i};
+                                  .index = k.first + i,
+                                  .pool = p};
         buffer_pool_release(p, b);
     }
     p->count += n;

@@ -26,6 +26,8 @@
 
 #include "core/memstat.h"
 
+struct buffer_pool;
+
 /* One buffer of a pool. addr, lkey, rkey and index stay fixed for the pool's life. */
 struct pool_buffer {
     void *addr;
@@ -33,6 +35,7 @@ struct pool_buffer {
     uint32_t rkey; /* meaningful when the pool was created with remote = true */
     int index;     /* 0 .. count-1: buffer_pool_at(pool, index) == this */
     void *owner;   /* free for the holder's use while it holds the buffer (e.g. its connection) */
+    struct buffer_pool *pool;      /* the pool it belongs to (buffer_pool_give_back) */
     struct pool_buffer *next_free; /* the pool's, while the buffer is free */
 };
 
@@ -96,6 +99,12 @@ static inline void buffer_pool_release(struct buffer_pool *p, struct pool_buffer
     p->free_list = b;
     p->free++;
 }
+/* Gives b back to the pool it was taken from. */
+static inline void buffer_pool_give_back(struct pool_buffer *b)
+{
+    buffer_pool_release(b->pool, b);
+}
+
 /* Every buffer is free again (the QP they were posted on was reset: nothing is in flight). */
 void buffer_pool_release_all(struct buffer_pool *p);
 

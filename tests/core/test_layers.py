@@ -38,7 +38,7 @@ TRANSPORT = [
     "transfer_desc",  # struct transfer: one put, get or accumulate
     "handle",         # what operations count in
     "numbering",      # one request counter per node, for both carriers
-    "work",           # works in flight, bounce buffers, reply tokens
+    "work",           # works in flight, bounce and small buffers, reply tokens
     "replay_log",     # what a connection sent and its server has not confirmed
     "send_queue",     # room, signaling, the chain of requests, lazy flushes
     "requests",       # requests to the data server: slots, credits, packs

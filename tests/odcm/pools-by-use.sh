@@ -1,5 +1,5 @@
 #!/bin/sh
-# pools-by-use.sh RUN_MPI TEST_PATTERNS TEST_RMA: registered pools grow with use, within their
+# pools-by-use.sh RUN_MPI TEST_PATTERNS TEST_RMA RANDOMACCESS: registered pools grow with use, within their
 # bounds (docs/SCALING.md, "Registered buffers"), as the connection report counts them:
 # - a data server's request buffers grow by one client's allowance (ARMCI_SERVER_CREDITS) for
 #   each client connected: between a ring and an all-to-all job of the same size, the
@@ -7,10 +7,13 @@
 #   server connection more;
 # - the bounce buffers stay at their first chunk (4) when small operations are all a job does,
 #   and grow past it when large transfers are in flight together;
+# - requests take small buffers (a data server's request buffer, 8 KiB), not bounce buffers of
+#   64 KiB: RandomAccess's accumulates in flight grow the small pool and leave the bounce pool
+#   at its first chunk;
 # - a connection's send-queue state (its chain of requests not posted yet and its replay log)
 #   is sized by what it has in flight, not by the send queue's depth: under 8 KiB a connection
 #   in the all-to-all job of small operations (about 3.6 KiB; at the depth of 64: 20 KiB).
-run_mpi=$1 patterns=$2 rma=$3
+run_mpi=$1 patterns=$2 rma=$3 randomaccess=$4
 report=$(mktemp)
 trap 'rm -f "$report"' EXIT
 field() { "$(dirname "$0")/../conn-report-field.sh" "$1" "$report"; }
@@ -37,8 +40,18 @@ awk -v a="$recv_all" -v r="$recv_ring" -v sa="$s2c_all" -v sr="$s2c_ring" 'BEGIN
 # 4 buffers of 64 KiB and the records of 32
 [ "$bounce_ring" -le $((4 * 65536 + 32 * 64)) ] || fail "bounce buffers past their first chunk: $bounce_ring B"
 
+# From here the default request buffers (8 KiB): what a small buffer holds.
+export ARMCI_SERVER_BUF_SIZE=8192
 run 4 "$rma" 65536 5
 bounce=$(field mem_buf_bounce_avg)
 echo "64 KiB transfers: bounce $bounce B"
 [ "$bounce" -gt $((4 * 65536 + 32 * 64)) ] || fail "the bounce buffers never grew: $bounce B"
+
+# Requests in flight: the server's own request-buffer size (8 KiB) sizes the small buffers.
+run 6 "$randomaccess" -l 12
+bounce=$(field mem_buf_bounce_avg) small=$(field mem_buf_small_avg)
+echo "RandomAccess: bounce $bounce B, small $small B"
+[ "$bounce" -le $((4 * 65536 + 32 * 64)) ] || fail "requests took bounce buffers: $bounce B"
+[ "$small" -gt $((4 * 8192 + 32 * 64)) ] && [ "$small" -le $((32 * 8192 + 32 * 64)) ] ||
+    fail "the small buffers did not grow with the requests in flight, within 32 of 8 KiB: $small B"
 echo "PASS"

@@ -124,7 +124,7 @@ def server_ud_recv(ud_clients):
     return min(256, 64 * max(1, math.ceil(ud_clients))) * UD_RECV_BUF
 
 
-def priced_buf_mem(k, server_clients, hybrid, ud_clients=0.0):
+def priced_buf_mem(k, server_clients, hybrid, ud_clients):
     """Registered bytes a process from the pools' sizes alone (no growth by use); a node's
     server has server_clients clients connected and hears ud_clients over UD."""
     node = request_bufs(server_clients) * REQUEST_BUF + NODE_BUF

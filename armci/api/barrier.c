@@ -75,10 +75,11 @@ static struct barrier_steps steps_of(int n)
     return s;
 }
 
-static int slots_for(int n)
+/* Slot 0, and one a round of the power-of-two part: 1 + log2 p2. */
+static int slots_of(struct barrier_steps s)
 {
     int slots = 1;
-    for (int k = 1; k < steps_of(n).p2; k <<= 1)
+    for (int k = 1; k < s.p2; k <<= 1)
         slots++;
     return slots;
 }
@@ -175,8 +176,8 @@ void barrier_init(void)
         MPI_Barrier(rt.comm);
         return;
     }
-    nslots = slots_for(topo.num_nodes);
     steps = steps_of(topo.num_nodes);
+    nslots = slots_of(steps);
     if (topo_is_master())
         exchange_slots();
     MPI_Barrier(rt.comm);

@@ -19,9 +19,9 @@
 #include "wire/protocol.h"
 #include "transport/handle.h"
 #include "transport/target.h"
+#include "transport/work.h"
 
 struct conn;
-struct work;
 
 /* Replies that can be outstanding over all connections (one receive buffer each: replies.h). */
 #define REPLY_BUFS DS_MAX_UNANSWERED
@@ -89,11 +89,10 @@ struct request_desc {
 struct work *request_post(struct conn *c, const struct request_desc *r);
 
 /* Room for payload behind the header in one SEND to the data server (a SEND fills one
- * small buffer on our side, small_buffer_size() in work.h, one receive buffer on the
- * server's). */
+ * small buffer on our side, one receive buffer on the server's). */
 static inline size_t request_room(void)
 {
-    return MIN(cfg.server_buf_size, cfg.bounce_size) - sizeof(struct ds_message);
+    return small_buffer_size() - sizeof(struct ds_message);
 }
 
 /* Payload one update carries: past request_room it stays in the request's bounce buffer and

@@ -42,11 +42,6 @@ static uint32_t nreply_slots, reply_free_head = UINT32_MAX;
 static struct buffer_pool bounces, smalls;
 static void (*wait_progress)(void);
 
-size_t small_buffer_size(void)
-{
-    return MIN(cfg.server_buf_size, cfg.bounce_size);
-}
-
 void bounce_pool_init(void (*wait)(void))
 {
     wait_progress = wait;

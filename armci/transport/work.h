@@ -10,8 +10,11 @@
 #define ARMCI_TRANSPORT_WORK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "core/config.h"
+#include "core/util.h"
 #include "transport/handle.h"
 #include "verbs/buffer_pool.h"
 
@@ -38,8 +41,11 @@ struct pool_buffer *bounce_wait(void);
 /* A free buffer of at least `bytes` (at most cfg.bounce_size) for this process's device
  * alone: a small one when it fits one. Waits (making progress) for one. */
 struct pool_buffer *send_buffer_wait(size_t bytes);
-/* Bytes of a small buffer. */
-size_t small_buffer_size(void);
+/* Bytes of a small buffer: a data server's request buffer, within a bounce buffer. */
+static inline size_t small_buffer_size(void)
+{
+    return MIN(cfg.server_buf_size, cfg.bounce_size);
+}
 void bounce_pool_fini(void);
 
 /* Gives a bounce or small buffer back to its pool. */

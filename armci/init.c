@@ -11,6 +11,8 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/fault.h"
+#include "core/mpi_async.h"
+#include "core/mutant.h"
 #include "api/groups.h"
 #include "api/messaging.h"
 #include "api/mutex.h"
@@ -225,6 +227,11 @@ int PARMCI_Finalize(void)
     threads_fini();
     rt.initialized = false;
     rt.finalized = true;
+    /* Whoever calls MPI_Finalize (we or the program), Open MPI 4 must have run its queued
+     * PMIx callbacks by then (core/mpi_async.h). */
+#if !ARMCI_MUTANT_IS(finalize_undrained)
+    mpi_async_drain();
+#endif
     if (rt.we_initialized_mpi)
         MPI_Finalize();
     return 0;

@@ -36,12 +36,12 @@ field() {
 
 # kinds LINE: ",B,B,..." the report's mem_<kind>_avg of every kind (docs/SCALING.md), in order.
 kinds() {
-    for kind in segments index directory topology groups sync conns sendq work replies datagram buf_bounce buf_small buf_recv buf_server buf_dgram; do
+    for kind in segments index directory topology groups sync conns sendq work replies datagram buf_bounce buf_small buf_recv buf_server buf_dgram buf_channel; do
         printf ',%s' "$(field "mem_${kind}_avg" "$1")"
     done
 }
 
-echo "app,procs,node_size,nodes,cap,status,check,digest,app_time_s,wall_s,c2s_avg,c2s_max,s2c_avg,s2c_max,c2s_peak_max,s2c_peak_max,closed,reopened,asked,over_cap,setups,setup_us_avg,retrans,mem_bytes,static_mem_bytes,rt_mem_avg,rt_mem_max,hybrid,ud_ops,rc_ops,promotions,ud_retrans,buf_mem_avg,round,ud_nodes_avg,mem_segments_avg,mem_index_avg,mem_directory_avg,mem_topology_avg,mem_groups_avg,mem_sync_avg,mem_conns_avg,mem_sendq_avg,mem_work_avg,mem_replies_avg,mem_datagram_avg,mem_buf_bounce_avg,mem_buf_small_avg,mem_buf_recv_avg,mem_buf_server_avg,mem_buf_dgram_avg"
+echo "app,procs,node_size,nodes,cap,status,check,digest,app_time_s,wall_s,c2s_avg,c2s_max,s2c_avg,s2c_max,c2s_peak_max,s2c_peak_max,closed,reopened,asked,over_cap,setups,setup_us_avg,retrans,mem_bytes,static_mem_bytes,rt_mem_avg,rt_mem_max,hybrid,ud_ops,rc_ops,promotions,ud_retrans,buf_mem_avg,round,ud_nodes_avg,mem_segments_avg,mem_index_avg,mem_directory_avg,mem_topology_avg,mem_groups_avg,mem_sync_avg,mem_conns_avg,mem_sendq_avg,mem_work_avg,mem_replies_avg,mem_datagram_avg,mem_buf_bounce_avg,mem_buf_small_avg,mem_buf_recv_avg,mem_buf_server_avg,mem_buf_dgram_avg,mem_buf_channel_avg"
 configs=${SCALE_CONFIGS:-}
 if [ -z "$configs" ]; then
     for cap in ${SCALE_CAPS:-0 8}; do

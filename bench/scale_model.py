@@ -103,8 +103,11 @@ POOL_RECORDS = 2 * 32 * 48       # the bounce and small pools' records (32 each)
 UD_RECV_BUF = 40 + 4096          # GRH + the port's MTU
 REQUEST_BUF = 152 + 8192          # a data-server request buffer: header + ARMCI_SERVER_BUF_SIZE
 GROWN_BUF = 4 * KIB64 + 4 * SMALL_BUF + POOL_RECORDS            # bounce and small, at first
-PROC_BUF = GROWN_BUF + 64 * UD_RECV_BUF + 16 * 128 + 256 * 64   # + connection UD, replies
-NODE_BUF = 2 * KIB64 + 64 * UD_RECV_BUF + 16 * 128              # out buffers, server's UD
+CHANNEL_SENDS = 16 * (128 + 48)  # a connection channel's send buffers and their records
+# + the client's connection channel at first (8 receives; more while setups are under way:
+# fitted as growth), the reply pool
+PROC_BUF = GROWN_BUF + 8 * UD_RECV_BUF + CHANNEL_SENDS + 256 * 64
+NODE_BUF = 2 * KIB64 + CHANNEL_SENDS                              # out buffers, server's channel
 HYBRID_PROC_BUF = (32 + 8) * UD_RECV_BUF                         # client data UD pools
 HYBRID_NODE_BUF = 16 * UD_RECV_BUF                               # server data UD sends
 
@@ -118,6 +121,13 @@ def request_bufs(clients):
     return min(128, 32 * max(1, math.ceil(clients)))
 
 
+def server_channel_recv(clients):
+    """The data server's connection-channel receives: two for each client connected, in chunks
+    of 16, at most 64 (odcm/cm_server.c)."""
+    want = min(64, 2 * max(0, math.ceil(clients)))
+    return max(16, math.ceil(want / 16) * 16) * UD_RECV_BUF
+
+
 def server_ud_recv(ud_clients):
     """The data server's UD data receives: two windows (64) for each client heard from over
     UD, at most 256 (dataserver/dgram_server.c)."""
@@ -127,7 +137,7 @@ def server_ud_recv(ud_clients):
 def priced_buf_mem(k, server_clients, hybrid, ud_clients):
     """Registered bytes a process from the pools' sizes alone (no growth by use); a node's
     server has server_clients clients connected and hears ud_clients over UD."""
-    node = request_bufs(server_clients) * REQUEST_BUF + NODE_BUF
+    node = request_bufs(server_clients) * REQUEST_BUF + server_channel_recv(server_clients) + NODE_BUF
     proc = PROC_BUF
     if hybrid:
         proc += HYBRID_PROC_BUF

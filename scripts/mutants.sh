@@ -84,6 +84,9 @@ server_pool_unfit pools-by-use-6x1
 bounce_pool_full pools-by-use-6x1
 requests_in_bounce_buffers pools-by-use-6x1
 small_buffer_overrun rma-4x2
+channel_receives_at_init pools-by-use-6x1
+client_channel_unfit pools-by-use-6x1
+finalize_undrained finalize-async-stall-np4
 free_keeps_mapping malloc-cycles-4x2
 '
 if [ -n "${MUTANTS_TESTS:-}" ]; then

@@ -22,6 +22,7 @@ static const char *const names[MEM_KINDS] = {
     [MEM_BUF_SERVER] = "buf_server",
     [MEM_DATAGRAM] = "datagram",
     [MEM_BUF_DATAGRAM] = "buf_dgram",
+    [MEM_BUF_CHANNEL] = "buf_channel",
 };
 
 /* Adds to *v and raises *high to the result if it is higher. */

@@ -28,6 +28,7 @@ enum mem_kind {
     MEM_BUF_RECV,     /* receive pools */
     MEM_BUF_SERVER,   /* the data server's reply buffers */
     MEM_BUF_DATAGRAM, /* the UD data path's send and receive buffers */
+    MEM_BUF_CHANNEL,  /* the connection channel's (client and data server) */
     MEM_KINDS
 };
 

@@ -49,9 +49,10 @@ void resources_create(completion_fn on_request)
                     server_send_budget() + cm_server_send_cq_entries() + dgram_send_cq_entries(),
                     true);
     /* One client's worth of request buffers at first; more as clients connect. */
-    recv_pool_create(&ds_res.bufs, "data server request buffers", MIN(nbufs, cfg.server_credits),
-                     nbufs, sizeof(struct ds_message) + cfg.server_buf_size, vdev.pd,
-                     &ds_res.requests, WR_TAG_RECV, on_request, NULL);
+    recv_pool_create(&ds_res.bufs, "data server request buffers", MEM_BUF_RECV,
+                     MIN(nbufs, cfg.server_credits), nbufs,
+                     sizeof(struct ds_message) + cfg.server_buf_size, vdev.pd, &ds_res.requests,
+                     WR_TAG_RECV, on_request, NULL);
     buffer_pool_create(&ds_res.out, "ARMCI_Init", "data server out buffers", OUT_BUFS_INITIAL,
                        OUT_BUFS, cfg.bounce_size, false, MEM_BUF_SERVER);
 }

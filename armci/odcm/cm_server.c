@@ -39,6 +39,14 @@
 static struct ud_endpoint sud;
 static struct cm_server_ops ops;
 
+/*
+ * The channel's receives (an MTU each, registered) grow with the clients that talk to this
+ * server: two for each (a setup's REQ and RTU arrive together). The first chunk holds the
+ * setups of eight at once; a datagram lost in a larger burst is retransmitted by its client.
+ */
+#define SERVER_RECV_FIRST      16
+#define SERVER_RECV_PER_CLIENT 2
+
 /* The manager's record of one client's connection to this server. */
 struct accepted {
     int client;
@@ -80,7 +88,8 @@ void cm_server_init(struct endpoint *sends, struct endpoint *requests,
 {
     ops = *server_ops;
     if (ondemand())
-        ud_create(&sud, sends, requests, "data server", on_client_datagram, NULL);
+        ud_create(&sud, sends, requests, "data server", SERVER_RECV_FIRST, on_client_datagram,
+                  NULL);
 }
 
 void cm_server_check_channel(void)
@@ -142,6 +151,7 @@ long cm_server_ud_restarts(void)
 static void counted(void)
 {
     __atomic_store_n(&naccepted, (int)by_client.count, __ATOMIC_RELAXED);
+    ud_grow_recv(&sud, SERVER_RECV_PER_CLIENT * (int)by_client.count);
     if ((long)by_client.count > stats.peak)
         stats.peak = (long)by_client.count;
 }

@@ -21,25 +21,25 @@ struct dir_entry {
     uint32_t server_data_qpn; /* masters only, if on */
 };
 
-struct port {
-    uint8_t gid[16];
-    uint16_t lid;
-};
-
-/* What the node's master found in the gathered entries, which sizes the tables. */
+/* What the node's master found in the gathered entries, which sizes the tables. A GID's
+ * first gid_prefix bytes are the same in the whole job (all 16 on InfiniBand, where the GIDs
+ * are unused and 0; 12 for RoCE v2's IPv4-mapped ones): kept once, the rest per node. */
 struct dir_shape {
-    int32_t lid_differs, gid_differs, data_path;
+    int32_t lid_differs, gid_differs, data_path, gid_prefix;
 };
 
 /* The tables, in one block of the node's shared memory: written by the node's master at
  * init, read by every process of the node (and its data server) until finalize. */
 static uint32_t *client_qpn;      /* [nprocs] */
 static uint32_t *server_qpn;      /* [num_nodes] */
-static struct port *node_port;    /* [num_nodes] the master's port */
+static uint8_t *gid_prefix;       /* [16] the job's GIDs' common first bytes (shape.gid_prefix) */
+static uint16_t *node_lid;        /* [num_nodes] the master's port */
+static uint8_t *node_gid_tail;    /* [num_nodes][gid_tail] the rest of its GID */
 static uint16_t *rank_lid;        /* [nprocs] when processes of a node differ in LID; else NULL */
-static uint8_t (*rank_gid)[16];   /* [nprocs] when they differ in GID; else NULL */
+static uint8_t *rank_gid_tail;    /* [nprocs][gid_tail] when they differ in GID; else NULL */
 static uint32_t *client_data_qpn; /* [nprocs] if the UD data path is on */
 static uint32_t *server_data_qpn; /* [num_nodes] if it is on */
+static size_t gid_tail;           /* 16 - shape.gid_prefix */
 static void *block;
 static size_t block_size;
 static uint32_t offered_client, offered_server;
@@ -65,16 +65,19 @@ static size_t lay_out(char *base, const struct dir_shape *shape)
         (ptr) = base ? (void *)(base + at) : NULL; \
         at += sizeof(*(ptr)) * (count);            \
     } while (0)
+    gid_tail = 16 - (size_t)shape->gid_prefix;
     PLACE(client_qpn, n);
     PLACE(server_qpn, nodes);
-    PLACE(node_port, nodes);
+    PLACE(gid_prefix, 16);
+    PLACE(node_lid, nodes);
+    PLACE(node_gid_tail, nodes * gid_tail);
     rank_lid = NULL;
-    rank_gid = NULL;
+    rank_gid_tail = NULL;
     client_data_qpn = server_data_qpn = NULL;
     if (shape->lid_differs)
         PLACE(rank_lid, n);
     if (shape->gid_differs)
-        PLACE(rank_gid, n);
+        PLACE(rank_gid_tail, n * gid_tail);
     if (shape->data_path) {
         PLACE(client_data_qpn, n);
         PLACE(server_data_qpn, nodes);
@@ -114,22 +117,27 @@ static struct dir_entry *gather_all(const struct dir_entry *mine)
 
 static struct dir_shape shape_of(const struct dir_entry *all)
 {
-    struct dir_shape shape = {.data_path = offered_client != 0};
+    struct dir_shape shape = {.data_path = offered_client != 0, .gid_prefix = 16};
     for (int r = 0; r < rt.nprocs; r++) {
         const struct dir_entry *m = &all[topo_node_master(topo_node_of(r))];
         shape.lid_differs |= all[r].client_ud.lid != m->client_ud.lid;
         shape.gid_differs |= memcmp(all[r].client_ud.gid, m->client_ud.gid, 16) != 0;
+        while (shape.gid_prefix > 0 &&
+               memcmp(all[r].client_ud.gid, all[0].client_ud.gid, (size_t)shape.gid_prefix))
+            shape.gid_prefix--;
     }
     return shape;
 }
 
 static void fill(const struct dir_entry *all)
 {
+    size_t prefix = 16 - gid_tail;
+    memcpy(gid_prefix, all[0].client_ud.gid, prefix);
     for (int node = 0; node < topo.num_nodes; node++) {
         const struct dir_entry *m = &all[topo_node_master(node)];
         server_qpn[node] = m->server_ud_qpn;
-        memcpy(node_port[node].gid, m->client_ud.gid, sizeof(node_port[node].gid));
-        node_port[node].lid = m->client_ud.lid;
+        memcpy(node_gid_tail + (size_t)node * gid_tail, m->client_ud.gid + prefix, gid_tail);
+        node_lid[node] = m->client_ud.lid;
         if (server_data_qpn)
             server_data_qpn[node] = m->server_data_qpn;
     }
@@ -137,8 +145,8 @@ static void fill(const struct dir_entry *all)
         client_qpn[r] = all[r].client_ud.qpn;
         if (rank_lid)
             rank_lid[r] = all[r].client_ud.lid;
-        if (rank_gid)
-            memcpy(rank_gid[r], all[r].client_ud.gid, sizeof(rank_gid[r]));
+        if (rank_gid_tail)
+            memcpy(rank_gid_tail + (size_t)r * gid_tail, all[r].client_ud.gid + prefix, gid_tail);
         if (client_data_qpn)
             client_data_qpn[r] = all[r].client_data_qpn;
     }
@@ -181,9 +189,9 @@ void directory_fini(void)
     client_data_qpn = server_data_qpn = NULL;
     offered_client = offered_server = 0;
     client_qpn = server_qpn = NULL;
-    node_port = NULL;
-    rank_lid = NULL;
-    rank_gid = NULL;
+    gid_prefix = node_gid_tail = rank_gid_tail = NULL;
+    node_lid = rank_lid = NULL;
+    gid_tail = 0;
     memstat_add(MEM_DIRECTORY, -held);
     held = 0;
 }
@@ -201,9 +209,12 @@ long directory_node_bytes(void)
 /* The port of process rank. */
 static struct verbs_addr port_of(int rank)
 {
-    const struct port *p = &node_port[topo_node_of(rank)];
-    struct verbs_addr a = {.lid = rank_lid ? rank_lid[rank] : p->lid};
-    memcpy(a.gid, rank_gid ? rank_gid[rank] : p->gid, sizeof(a.gid));
+    int node = topo_node_of(rank);
+    struct verbs_addr a = {.lid = rank_lid ? rank_lid[rank] : node_lid[node]};
+    const uint8_t *tail = rank_gid_tail ? rank_gid_tail + (size_t)rank * gid_tail
+                                        : node_gid_tail + (size_t)node * gid_tail;
+    memcpy(a.gid, gid_prefix, 16 - gid_tail);
+    memcpy(a.gid + 16 - gid_tail, tail, gid_tail);
     return a;
 }
 

@@ -6,7 +6,10 @@
  * only its QP number (4 bytes) is its own; the port (LID, GID) belongs to
  * the host's HCA and is kept per node, unless processes of one node show
  * different ports (softib gives every process its own: then the LID, 2 bytes,
- * on InfiniBand, or the GID, 16 bytes, on RoCE, is kept per process).
+ * on InfiniBand, or the GID on RoCE, is kept per process). Of a GID, only
+ * the bytes after the job's common prefix are kept per node (or process):
+ * none on InfiniBand, where GIDs are unused and 0; 4 for RoCE v2's
+ * IPv4-mapped ones.
  */
 #ifndef ARMCI_ODCM_DIRECTORY_H
 #define ARMCI_ODCM_DIRECTORY_H

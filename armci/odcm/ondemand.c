@@ -77,12 +77,21 @@ static double progressed_at;
 static void on_server_datagram(void *ctx, const struct ud_sender *from, const struct cm_msg *m);
 static void finish_if_ready(struct conn *c);
 
+/*
+ * The channel's receives (an MTU each, registered) grow with the setups and closes under way:
+ * each expects two answers at most at once (REP and ACK, or DISC_ACK). The first chunk, room
+ * for four, also holds the unasked ones (DISC_ASK, BROKEN): one lost only delays a close, or
+ * the broken connection is found by its own completions.
+ */
+#define CLIENT_RECV_FIRST     8
+#define CLIENT_RECV_PER_SETUP 2
+
 /* Background threads: one per QP asked for at once, up to a few. */
 #define POOL_THREADS 4
 
 void ondemand_init(void)
 {
-    ud_create(&cud, cm_env.cq, cm_env.cq, "client", on_server_datagram, NULL);
+    ud_create(&cud, cm_env.cq, cm_env.cq, "client", CLIENT_RECV_FIRST, on_server_datagram, NULL);
     directory_publish(ud_addr(&cud), topo_is_master() ? cm_server_ud_qpn() : 0);
     /* Static mode has the channel only to set up anew connections that broke. */
     if (cfg.protocol == CFG_PROTOCOL_OVERLAP && cfg.connect == CFG_CONNECT_ONDEMAND) {
@@ -188,6 +197,9 @@ static void watch(struct conn *c)
     c->watched = true;
     GROW_FOR_ONE(connecting, nconnecting, capconnecting, 8, xrealloc);
     connecting[nconnecting++] = c;
+#if !ARMCI_MUTANT_IS(client_channel_unfit)
+    ud_grow_recv(&cud, CLIENT_RECV_PER_SETUP * nconnecting);
+#endif
 }
 
 static void unwatch(struct conn *c)

@@ -13,7 +13,6 @@
 #include "core/util.h"
 #include "core/wr_id.h"
 
-#define UD_RECV_BUFS 64
 #define UD_SEND_BUFS 16
 #define UD_BUF_SIZE  128 /* GRH + message, rounded up */
 
@@ -262,28 +261,31 @@ static void create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpo
         armci_die("ARMCI_Init", "ibv_modify_qp %s (UD channel of %s) failed: %s", step, who,
                   strerror(rc));
 
+    enum mem_kind kind = u->on_bytes ? MEM_BUF_DATAGRAM : MEM_BUF_CHANNEL;
     /* A data endpoint's datagrams are MTU-sized: a quarter at first, doubling while sends
      * wait for their completions (a send completes in microseconds). */
     buffer_pool_create(&u->send, "ARMCI_Init", "UD channel send buffers",
-                       u->on_bytes ? MAX(nsend / 4, 1) : nsend, nsend, u->buf_size, false,
-                       u->on_bytes ? MEM_BUF_DATAGRAM : MEM_KINDS);
+                       u->on_bytes ? MAX(nsend / 4, 1) : nsend, nsend, u->buf_size, false, kind);
     endpoint_on(send_ep, u->send_tag, on_send_done, u);
     snprintf(u->recv_what, sizeof(u->recv_what), "UD channel (%s) receive buffers", who);
-    recv_pool_create(&u->recv, u->recv_what, nrecv, max_recv, recv_buf_size(u), NULL, recv_ep,
+    recv_pool_create(&u->recv, u->recv_what, kind, nrecv, max_recv, recv_buf_size(u), NULL, recv_ep,
                      recv_tag, on_datagram, u);
     u->recv.on_failure = on_receive_failed;
     recv_pool_attach_qp(&u->recv, u->qp);
 }
 
 void ud_create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint *recv_ep,
-               const char *who, cm_msg_fn on_message, void *ctx)
+               const char *who, int nrecv, cm_msg_fn on_message, void *ctx)
 {
     *u = (struct ud_endpoint){.who = who,
                               .on_message = on_message,
                               .ctx = ctx,
                               .buf_size = UD_BUF_SIZE,
                               .send_tag = WR_TAG_UD_SEND};
-    create(u, send_ep, recv_ep, UD_SEND_BUFS, UD_RECV_BUFS, UD_RECV_BUFS, WR_TAG_UD_RECV);
+#if ARMCI_MUTANT_IS(channel_receives_at_init)
+    nrecv = UD_RECV_BUFS; /* the bug: every receive registered at init, as before */
+#endif
+    create(u, send_ep, recv_ep, UD_SEND_BUFS, nrecv, UD_RECV_BUFS, WR_TAG_UD_RECV);
 }
 
 void ud_create_data(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint *recv_ep,

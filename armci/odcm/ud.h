@@ -105,9 +105,14 @@ struct ud_endpoint {
 int ud_send_cq_entries(void);
 int ud_recv_cq_entries(void);
 
-/* Sends complete on send_ep, receives on recv_ep (they may be the same endpoint). */
+/* Receive buffers a connection-message endpoint may grow to. */
+#define UD_RECV_BUFS 64
+
+/* A connection-message endpoint. Sends complete on send_ep, receives on recv_ep (they may be
+ * the same endpoint); nrecv receive buffers, growing in chunks of nrecv up to UD_RECV_BUFS
+ * (ud_grow_recv). */
 void ud_create(struct ud_endpoint *u, struct endpoint *send_ep, struct endpoint *recv_ep,
-               const char *who, cm_msg_fn on_message, void *ctx);
+               const char *who, int nrecv, cm_msg_fn on_message, void *ctx);
 /*
  * A data endpoint: datagrams of up to `datagram` bytes, nsend send and
  * nrecv receive buffers (growing up to max_recv: ud_grow_recv), completions

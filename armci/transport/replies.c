@@ -96,8 +96,8 @@ static void on_reply(void *ctx, const struct ibv_wc *wc)
 
 void replies_init(struct endpoint *cq)
 {
-    recv_pool_create(&replies, "client reply buffers", REPLY_BUFS, REPLY_BUFS, REPLY_BUF_SIZE,
-                     vdev.pd, cq, WR_TAG_RECV, on_reply, NULL);
+    recv_pool_create(&replies, "client reply buffers", MEM_BUF_RECV, REPLY_BUFS, REPLY_BUFS,
+                     REPLY_BUF_SIZE, vdev.pd, cq, WR_TAG_RECV, on_reply, NULL);
 }
 
 void replies_fini(void)

@@ -212,17 +212,18 @@ static bool add_chunk(struct recv_pool *p)
         k->bufs = NULL;
         return false;
     }
-    memstat_add(MEM_BUF_RECV, (long)chunk_bytes(p));
+    memstat_add(p->kind, (long)chunk_bytes(p));
     p->count += p->chunk;
     return true;
 }
 
-void recv_pool_create(struct recv_pool *p, const char *what, int count, int max, size_t buf_size,
-                      struct ibv_pd *srq_pd, struct endpoint *e, enum wr_tag tag, completion_fn fn,
-                      void *ctx)
+void recv_pool_create(struct recv_pool *p, const char *what, enum mem_kind kind, int count, int max,
+                      size_t buf_size, struct ibv_pd *srq_pd, struct endpoint *e, enum wr_tag tag,
+                      completion_fn fn, void *ctx)
 {
     int nchunks = (max + count - 1) / count;
     *p = (struct recv_pool){.what = what,
+                            .kind = kind,
                             .buf_size = buf_size,
                             .max = nchunks * count,
                             .chunk = count,
@@ -285,7 +286,7 @@ void recv_pool_destroy(struct recv_pool *p)
         net_dereg(p->chunks[k].mr);
         free(p->chunks[k].bufs);
     }
-    memstat_add(MEM_BUF_RECV, -(long)(p->buf_size * (size_t)p->count));
+    memstat_add(p->kind, -(long)(p->buf_size * (size_t)p->count));
     free(p->chunks);
     *p = (struct recv_pool){0};
 }

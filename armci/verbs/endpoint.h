@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/memstat.h"
 #include "core/wr_id.h"
 
 struct endpoint;
@@ -78,6 +79,7 @@ struct recv_chunk {
 
 struct recv_pool {
     const char *what;
+    enum mem_kind kind; /* the report's kind of its buffers */
     size_t buf_size;
     int count;                 /* buffers registered and posted */
     int max;                   /* most it may grow to (recv_pool_grow) */
@@ -103,9 +105,9 @@ struct recv_pool {
  * now; up to `max` (rounded up to a whole chunk of count) by recv_pool_grow:
  * the SRQ, or the QP's receive queue, must have room for max.
  */
-void recv_pool_create(struct recv_pool *p, const char *what, int count, int max, size_t buf_size,
-                      struct ibv_pd *srq_pd, struct endpoint *e, enum wr_tag tag, completion_fn fn,
-                      void *ctx);
+void recv_pool_create(struct recv_pool *p, const char *what, enum mem_kind kind, int count, int max,
+                      size_t buf_size, struct ibv_pd *srq_pd, struct endpoint *e, enum wr_tag tag,
+                      completion_fn fn, void *ctx);
 /* Registers and posts chunks until the pool has at least `want` buffers (at most max). */
 void recv_pool_grow(struct recv_pool *p, int want);
 /* For a pool without SRQ: the QP whose receive queue the buffers go to; posts them all. */

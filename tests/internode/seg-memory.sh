@@ -6,7 +6,8 @@
 # the block index (one record per process, kept once per node) is the same for the same nodes
 # whatever the processes (a process of 8 counts an eighth of twice the records) and doubles
 # with the nodes; the directory of UD addresses is the node's once: a process of 8 counts an
-# eighth of it.
+# eighth of it; and it keeps no GID bytes a node where the job's GIDs are all alike (softib's
+# InfiniBand: unused, 0): a QP number (4 B) and a LID (2 B) a process and a node.
 run_mpi=$1
 test=$2
 line() {
@@ -48,6 +49,12 @@ db=$(field "$b" directory) dnb=$(field "$b" directory_node)
 dc=$(field "$c" directory) dnc=$(field "$c" directory_node)
 if [ "$dnb" -le 0 ] || [ "$db" -gt $((dnb / 8 + 8)) ] || [ "$dc" -gt $((dnc / 4 + 4)) ]; then
     echo "FAIL: directory per process $db of $dnb (8 a node), $dc of $dnc (4 a node): not shared"
+    fail=1
+fi
+# 32 processes in 8 nodes: 6 B a process and a node, the GIDs' common 16 B once, and at most
+# 7 B of alignment for each of the 5 tables and the prefix.
+if [ "$dnc" -gt $((6 * 32 + 6 * 8 + 16 + 6 * 7)) ]; then
+    echo "FAIL: directory of 32 processes in 8 nodes takes $dnc B: GIDs kept a node or a process"
     fail=1
 fi
 [ $fail = 0 ] && echo "PASS: table per segment $ta (4 nodes) -> $tc (8 nodes), index $ia (16 in 4) -> $ib (32 in 4) -> $ic (32 in 8)"

@@ -10,6 +10,10 @@
 # - requests take small buffers (a data server's request buffer, 8 KiB), not bounce buffers of
 #   64 KiB: RandomAccess's accumulates in flight grow the small pool and leave the bounce pool
 #   at its first chunk;
+# - the connection channel's receives (an MTU each) grow with use: a client's keep two answers
+#   of each setup under way, its first chunk of 8 while it sets up one connection at a time
+#   (ring), 16 when it sets up five at once (fanout); a data server's keep two messages of
+#   each client, its first chunk of 16 for one client (ring) as for five (fanout);
 # - a connection's send-queue state (its chain of requests not posted yet and its replay log)
 #   is sized by what it has in flight, not by the send queue's depth: under 8 KiB a connection
 #   in the all-to-all job of small operations (about 3.6 KiB; at the depth of 64: 20 KiB).
@@ -23,6 +27,17 @@ run() { : >"$report"; ARMCI_CONN_REPORT=file:$report "$run_mpi" "$@" >/dev/null 
 
 run 6 "$patterns" ring
 recv_ring=$(field mem_buf_recv_avg) s2c_ring=$(field s2c_avg) bounce_ring=$(field mem_buf_bounce_avg)
+channel_ring=$(field mem_buf_channel_avg)
+run 6 "$patterns" fanout
+channel_fanout=$(field mem_buf_channel_avg)
+echo "connection channel: ring $channel_ring B, fanout $channel_fanout B"
+# receives of softib's MTU and the GRH; the two endpoints' 16 send buffers of 128 B and records
+mtu_buf=$((4096 + 40)) sends=8192
+[ "$channel_ring" -le $(((16 + 8) * mtu_buf + sends)) ] ||
+    fail "the channel took more than its first chunks (16 + 8 receives) for one client at a time"
+[ "$channel_fanout" -gt $(((16 + 8) * mtu_buf + sends)) ] &&
+    [ "$channel_fanout" -le $(((16 + 16) * mtu_buf + sends)) ] ||
+    fail "the client's channel did not grow to 16 receives for 5 setups at once, or the server's grew past 16 for 5 clients"
 run 6 "$patterns" alltoall
 recv_all=$(field mem_buf_recv_avg) s2c_all=$(field s2c_avg)
 echo "ring: receive pools $recv_ring B, $s2c_ring server connections, bounce $bounce_ring B"

@@ -8,7 +8,9 @@
  * connection end, plus the UD QPs and the QPs pools keep made ahead, never
  * more (a pool that kept making QPs for callers that had one already would
  * fill the device at scale).
- * Usage: test_patterns ring|neighbours|alltoall|local|storm [--expect-retransmissions]
+ * fanout is alltoall with every put issued before any is waited for: a process sets up all
+ * its connections at once.
+ * Usage: test_patterns ring|neighbours|alltoall|fanout|local|storm [--expect-retransmissions]
  * Barriers here are MPI's own, so that the runtime's RDMA barrier (which
  * connects node masters) does not add connections to the count.
  */
@@ -47,7 +49,7 @@ static void make_pattern(const char *name, char *targets)
     for (int r = 0; r < n; r++) {
         int node = armci_domain_id(ARMCI_DOMAIN_SMP, r);
         int local = r - armci_domain_glob_proc_id(ARMCI_DOMAIN_SMP, node, 0);
-        if (!strcmp(name, "alltoall")) {
+        if (!strcmp(name, "alltoall") || !strcmp(name, "fanout")) {
             for (int t = 0; t < n; t++)
                 targets[r * n + t] = t != r;
         } else if (!strcmp(name, "local")) {
@@ -115,18 +117,33 @@ int main(int argc, char **argv)
     ARMCI_Malloc(seg, (armci_size_t)SLOT * n);
     memset(seg[me], 0, (size_t)SLOT * n);
     unsigned char *buf = malloc(SLOT);
+    unsigned char *bufs = malloc((size_t)SLOT * n); /* fanout: a put's source each */
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* Everyone starts at once: a storm of connection requests. */
+    bool fanout = !strcmp(pattern, "fanout");
     for (int round = 0; round < 3; round++) {
+        if (fanout) {
+            for (int t = 0; t < n; t++) {
+                if (!targets[me * n + t])
+                    continue;
+                fill_pattern(bufs + (size_t)t * SLOT, SLOT,
+                             (uint64_t)me * 131 + (uint64_t)t * 7 + (uint64_t)round);
+                ARMCI_NbPut(bufs + (size_t)t * SLOT, (char *)seg[t] + (size_t)me * SLOT, SLOT, t,
+                            NULL);
+            }
+            ARMCI_WaitAll();
+        }
         for (int t = 0; t < n; t++) {
             if (!targets[me * n + t])
                 continue;
-            fill_pattern(buf, SLOT, (uint64_t)me * 131 + (uint64_t)t * 7 + (uint64_t)round);
-            armci_hdl_t h;
-            ARMCI_INIT_HANDLE(&h);
-            ARMCI_NbPut(buf, (char *)seg[t] + (size_t)me * SLOT, SLOT, t, &h);
-            ARMCI_Wait(&h);
+            if (!fanout) {
+                fill_pattern(buf, SLOT, (uint64_t)me * 131 + (uint64_t)t * 7 + (uint64_t)round);
+                armci_hdl_t h;
+                ARMCI_INIT_HANDLE(&h);
+                ARMCI_NbPut(buf, (char *)seg[t] + (size_t)me * SLOT, SLOT, t, &h);
+                ARMCI_Wait(&h);
+            }
             long one = 1;
             ARMCI_Acc(ARMCI_ACC_LNG, &one, &one, (char *)seg[t] + (size_t)me * SLOT, sizeof(long),
                       t);
@@ -185,6 +202,7 @@ int main(int argc, char **argv)
     ARMCI_Free(seg[me]);
     free(seg);
     free(buf);
+    free(bufs);
     free(targets);
     free(c2s);
     free(s2c);

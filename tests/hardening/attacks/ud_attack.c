@@ -7,8 +7,9 @@
  *   stray            too long for a message (a failed receive with
  *                    ARMCI_TEST_HOOKS=256's small buffers), then wrong
  *                    Q_Key, too short, garbage, too long for a message --
- *                    each more than the 64 receive buffers of a QP, in
- *                    waves the victims drain
+ *                    each more than the 64 receive buffers a QP may grow
+ *                    to, in waves of 8 (a client's first receives) the
+ *                    victims drain
  *   forged-requests  REQ/RTU claiming other ranks (and the attacker's own
  *                    rank from another QP): high epochs that used to lock a
  *                    rank out, low ones carrying the attacker's QP
@@ -42,7 +43,7 @@
 #include "verbs/device.h"
 #include "verbs/memory.h"
 
-enum { BLOCK = 4096, ATTACKER = 3, WAVES = 3, BUF = 512 };
+enum { BLOCK = 4096, ATTACKER = 3, WAVES = 10, BUF = 512 };
 
 static int me, nprocs;
 static bool stray, forge_requests, forge_answers, after_connect;
@@ -159,11 +160,12 @@ static struct verbs_addr forged_qp(bool on_victims_port, const struct verbs_addr
 /* ---- the attacks ---- */
 
 /*
- * One wave to one target, fewer datagrams than its 64 receive buffers. A
- * failing wave: 25 too long for a buffer (WAVES of them are more failed
- * receives than the QP has buffers: their buffers must come back, and on
- * rxe the QP is left in the error state and must be reset). Otherwise 30
- * the device drops or the receiver reads and refuses.
+ * One wave to one target, no more datagrams than its first 8 receive buffers
+ * (a client's; a server's are 16). A failing wave: 8 too long for a buffer
+ * (WAVES of them are more failed receives than the QP may ever have buffers:
+ * their buffers must come back, and on rxe the QP is left in the error state
+ * and must be reset). Otherwise 2 the device drops and 8 the receiver reads
+ * and refuses.
  */
 static void stray_wave(int target, bool failing)
 {
@@ -171,21 +173,21 @@ static void stray_wave(int target, bool failing)
     for (size_t i = 0; i < sizeof(junk); i++)
         junk[i] = (unsigned char)test_rand(&att.rand);
     if (failing) {
-        for (int i = 0; i < 25; i++)
-            send_raw(target, ud_job_qkey(), junk, 100 + (size_t)i * 16);
+        for (int i = 0; i < 8; i++)
+            send_raw(target, ud_job_qkey(), junk, 100 + (size_t)i * 48);
         return;
     }
     struct cm_msg m = {.type = CM_REQ, .rank = 0, .node = 1, .epoch = 1};
-    for (int i = 0; i < 5; i++) /* dropped by the device */
+    for (int i = 0; i < 2; i++) /* dropped by the device */
         send_raw(target, ud_job_qkey() ^ 0x1234, &m, sizeof(m));
-    for (int i = 0; i < 10; i++) /* too short */
-        send_raw(target, ud_job_qkey(), junk, 1 + (size_t)i * (sizeof(m) - 1) / 10);
-    for (int i = 0; i < 10; i++) { /* the right length, garbage */
+    for (int i = 0; i < 3; i++) /* too short */
+        send_raw(target, ud_job_qkey(), junk, 1 + (size_t)i * (sizeof(m) - 1) / 3);
+    for (int i = 0; i < 3; i++) { /* the right length, garbage */
         for (size_t k = 0; k < sizeof(m); k++)
             junk[k] = (unsigned char)test_rand(&att.rand);
         send_raw(target, ud_job_qkey(), junk, sizeof(m));
     }
-    for (int i = 0; i < 5; i++) /* too long for a message, fits the buffer */
+    for (int i = 0; i < 2; i++) /* too long for a message, fits the buffer */
         send_raw(target, ud_job_qkey(), junk, sizeof(m) + 1 + (size_t)i);
 }
 
@@ -221,7 +223,8 @@ static void forge_requests_to(int node)
     }
 }
 
-/* Answers claiming to be node `node`'s server, to rank r's client: 32 datagrams. */
+/* Answers claiming to be node `node`'s server, to rank r's client: 32 datagrams, of which the
+ * client's first 8 receives hold 8 until it connects (the device drops the rest). */
 static void forge_answers_to(int r, int node)
 {
     struct verbs_addr victim = directory_server(node);

@@ -14,22 +14,34 @@ The model, per process, N processes in M = N / k nodes of k processes:
                squarest grid), counted exactly; RandomAccess, LJ: the distinct nodes hit
                by D remote targets drawn uniformly, (M - 1)(1 - (1 - 1/(M - 1))^D), with
                D fitted per application (weak scaling: a process's work stays the same).
-               With a cap: min(cap, that). Servers: k x the clients' average, since every
-               connection has one end in a client and one in a data server.
+               With a cap and the hybrid path off: min(cap, that); with it on (the
+               default under a cap) only the RDMA barrier's connections, a node master's
+               partners (at most cap), a k-th a process: everything else goes over UD (no
+               run promoted a node to RC but once). Servers: k x the clients' average,
+               since every connection has one end in a client and one in a data server.
   QP memory    connections x (client QP + server QP bytes), both from the report's
                model (mem_bytes); static: every process to every other node.
-  runtime      rt_mem = a0 + aN N + aM M + aC C + aU U (non-negative least squares per
-               application; the terms of docs/SCALING.md: per-process index and directory
+  runtime      the sum of the kinds below when the runs have them; else rt_mem = a0 +
+               aN N + aM M + aC C + aU U (non-negative least squares per application; the
+               terms of docs/SCALING.md: per-process index and directory
                entries, per-node segment tables, per-connection records on both ends, and
                per node reached over UD instead (U: with the hybrid path under a cap, the
                nodes the uncapped run connects to beyond the C it keeps), its window at
                the client and the request engine's record of that client at the server).
   by kind      when the runs have the report's mem_<kind>_avg columns: each kind of
-               runtime memory fitted alone (non-negative least squares per application) on
-               the terms its code has (KIND_TERMS: docs/SCALING.md's formulas): N for the
-               per-process tables, M for the per-node ones, C for connections (both ends:
-               a server has k x C clients shared by k processes), U for the nodes reached
-               over UD (ud_nodes_avg), a constant for what follows what is in flight.
+               runtime memory fitted alone (non-negative least squares on measured / model,
+               per application) on the terms its code has (KIND_TERMS: docs/SCALING.md's
+               formulas): N for the per-process tables, M for the per-node ones, C for
+               connections (both ends: a server has k x C clients shared by k processes),
+               the barrier's share of them (their send queues' chains), the nodes reached
+               over UD (ud_nodes_avg); the shares of processes that write the barrier or
+               send messages over RC (the records and reply tokens of what is in flight).
+               Priced from the code, not fitted: the peer maps' tables (intmap, from the
+               counts; LU's process by process) and what a node over UD holds (the
+               client's peer record and first ring, the server's engine record and its
+               ring of kept answers). The rings grow with the requests a process has in
+               flight to a node: LU a block's rows, the others a burst fitted per
+               application spread over the nodes they reach (Poisson).
   registered   buf_mem priced from the pools' sizes in the code (docs/SCALING.md's table
                of registered pools): every process's bounce and small buffers (4 x 64 KiB
                and 4 x 8 KiB at first), reply pool and connection UD pool; every node's
@@ -44,6 +56,7 @@ The model, per process, N processes in M = N / k nodes of k processes:
                one-to-all rows per protocol.
 """
 import csv
+import functools
 import math
 import sys
 from pathlib import Path
@@ -60,9 +73,13 @@ MIB = 1024 * 1024
 # The runtime's kinds (armci/core/memstat.h) and the terms each grows by: N processes, M nodes,
 # L processes when a node has more than one (softib gives each its own port: its LID is kept
 # per process), HN processes when the hybrid path is on (every process's UD data QP), H 1 when
-# it is on, C connections a process keeps (both ends), U nodes it reaches over UD, LM the
-# barrier's steps (1 + log2 M, M > 1). "max": what
-# follows what is in flight, priced at the most any run of the application held.
+# it is on, C connections a process keeps (both ends), LM the barrier's steps (1 + log2 M,
+# M > 1), B the connections a process keeps for the barrier (of C), G the client's UD ring
+# slots beyond their first four on the nodes still busy at the peak, Rb the share of processes
+# that write the barrier over RC (node masters), Rm the share that send messages awaiting a
+# reply over RC, off 1 with the hybrid path off (every operation over RC). Priced from the
+# code (PRICED_TERMS: coefficient 1, not fitted): T the connection tables, K what a node
+# reached over UD holds at both ends, P the client's record and first ring of such a node.
 KIND_TERMS = {
     "segments": ("1", "M"),      # a record per segment, 16 B per node of each
     # 24 B per block (each array's; LU: its grid's, at most 64): kept once per node, a k-th a
@@ -73,23 +90,110 @@ KIND_TERMS = {
     "topology": ("1", "N", "M"),   # 0 for equal nodes of consecutive ranks
     "groups": ("1", "N"),
     "sync": ("1", "LM/k"),       # the barrier's partners and slots, one a step, on masters
-    "conns": ("1", "C", "U"),    # records and tables, both ends; the engine's per client
-    "sendq": ("1", "C"),
-    "work": ("max",),
-    "replies": ("max",),
-    "datagram": ("H", "U"),      # a window per node reached over UD
+    # maps by peer (T); records of both ends a connection (C); a node over UD (K); with every
+    # operation over RC, LJ's task counter's answers kept at rank 0's server (off: RMWs)
+    "conns": ("T", "K", "C", "off"),
+    # a connection's ring and replay log (C); the chain its RDMA reads and writes are batched
+    # in (the barrier's writes, B; LJ's gets and puts: every connection, in C)
+    "sendq": ("C", "B"),
+    # work records grown by the peak in flight: the barrier's writes (Rb), messages (Rm), and
+    # with the hybrid path off every operation (off)
+    "work": ("Rb", "Rm", "off"),
+    "replies": ("Rm",),          # the first 64 reply tokens, at a process's first message
+    # a node's peer record and ring of 4 slots (P); the slots grown and the data they hold, on
+    # the nodes still busy at the peak (G; an idle node's ring shrinks back to 4); the data of
+    # what is in flight (H)
+    "datagram": ("H", "P", "G"),
 }
-def kind_term(term, n, k, hybrid, c, u):
-    """The value of one of KIND_TERMS for n processes in nodes of k, c connections and u nodes
-    over UD a process."""
+PRICED_TERMS = ("T", "K", "P")
+HYBRID_WINDOW = 32  # ARMCI_HYBRID_WINDOW: the most a UD ring (client) or kept ring (server) holds
+FEW_SLOTS = 4       # both rings' first size (dgram_peers.c FEW_SLOTS, engine.c FEW_KEPT)
+# A node reached over UD: the client's request counter (numbering.c), the server's engine
+# record of the client and its ring of kept answers, 24 B an answer (dataserver/engine.c).
+UD_NODE_BYTES = 8 + 32
+KEPT_ANSWER = 24
+UD_PEER_BYTES = 96 + FEW_SLOTS * 104  # the client's dgram_peer and its first 4 dgram_slots
+INTMAP_SLOT = 4 + 8  # core/intmap.c: a key and a pointer a slot
+
+
+def kind_term(term, x):
+    """The value of one of KIND_TERMS for the counts x of a process (Model.counts)."""
     if term.endswith("/k"):  # a node's table, each of its k processes counting a share
-        return kind_term(term[:-2], n, k, hybrid, c, u) / k
-    m = nodes(n, k)
-    return {"1": 1.0, "max": 1.0, "N": n, "M": m, "L": n if k > 1 else 0,
+        return kind_term(term[:-2], x) / x["k"]
+    n, m, h = x["n"], x["m"], x["hybrid"]
+    return {"1": 1.0, "N": n, "M": m, "L": n if x["k"] > 1 else 0,
             "LM": 1 + math.floor(math.log2(m)) if m > 1 else 0,
-            "HN": n if hybrid else 0, "HM": nodes(n, k) if hybrid else 0,
-            "H": 1.0 if hybrid else 0.0, "C": c,
-            "U": u if hybrid else 0.0}[term]
+            "HN": n if h else 0, "HM": m if h else 0,
+            "H": 1.0 if h else 0.0, "C": x["c"], "B": x["b"],
+            "G": x["u"] * (x["ring"] - FEW_SLOTS) * x["busy"] if h else 0.0,
+            "K": x["u"] * (UD_NODE_BYTES + KEPT_ANSWER * x["ring"]) if h else 0.0,
+            "P": x["u"] * UD_PEER_BYTES if h else 0.0,
+            "Rb": x["rb"], "Rm": x["rm"], "off": 0.0 if h else 1.0, "T": x["tables"]}[term]
+
+
+def intmap_bytes(count):
+    """An intmap's table holding count entries: 16 slots at first, doubled while more than
+    half full (core/intmap.c)."""
+    count = round(count)
+    if count <= 0:
+        return 0
+    cap = 16
+    while 2 * count > cap:
+        cap *= 2
+    return INTMAP_SLOT * cap
+
+
+def client_tables(m, c, u):
+    """A client's connection tables: the bitmap of nodes connected to before (conn_table.c),
+    its maps by node of connections (c), request counters and UD address handles (c + u: every
+    node talked to) and UD peers (u)."""
+    return m // 8 + 1 + intmap_bytes(c) + 2 * intmap_bytes(c + u) + intmap_bytes(u)
+
+
+def server_tables(s, su):
+    """A data server's maps by client: connections and setups (s clients over RC), request
+    engines and UD address handles (s + su: every client heard, su over UD)."""
+    return 2 * intmap_bytes(s) + 2 * intmap_bytes(s + su)
+
+
+def ring(depth):
+    """Slots a ring grows to, on average, for bursts to a node of depth requests on average:
+    4 at first, doubled to hold a burst, at most the window; a node's share of a burst spread
+    over many is Poisson."""
+    sizes = [FEW_SLOTS << i for i in range(int(math.log2(HYBRID_WINDOW // FEW_SLOTS)))]
+    p, cdf, slots, below = math.exp(-depth), 0.0, 0.0, 0.0
+    for x in range(sizes[-1] + 1):
+        p = p * depth / x if x else p  # P(burst = x)
+        cdf += p
+        if x in sizes:  # bursts of x or fewer fit a ring of x slots
+            slots, below = slots + x * (cdf - below), cdf
+    return slots + HYBRID_WINDOW * (1 - below)
+
+
+def barrier_links(m, k, cap=0):
+    """RC connections a process keeps for the barrier: its node master's partners
+    (barrier_partners: log2 of the largest power of two p2 <= m, one more for the nodes paired
+    with one beyond p2, one for those), at most cap, a k-th a process."""
+    if m <= 1:
+        return 0.0
+    p2 = 1 << (m.bit_length() - 1)
+    steps, extra = p2.bit_length() - 1, m - p2
+    most = cap or math.inf
+    links = ((p2 - extra) * min(most, steps) + extra * min(most, steps + 1)
+             + extra * min(most, 1))
+    return links / m / k
+
+
+def uniform_rc_share(m, k, reach, links, hybrid):
+    """RandomAccess, LJ: the share of processes sending messages over RC. All of them with the
+    hybrid path off; with it on, the node masters whose barrier connections lead to a node
+    their traffic goes to (reach of the m - 1 other nodes, hit uniformly)."""
+    if m <= 1:
+        return 0.0
+    if not hybrid:
+        return 1.0
+    q = min(1.0, reach / (m - 1))
+    return (1 - (1 - q) ** (links * k)) / k
 
 
 PER_N_KINDS = ("index", "directory", "topology", "groups")  # grow with N: per-process tables
@@ -117,8 +221,19 @@ def is_hybrid(run):
 
 
 def request_bufs(clients):
-    """The data server's request buffers: one allowance (32) for each client connected."""
+    """The data server's request buffers: one allowance (32) for each client connected that
+    has sent a request (dataserver/credits.c), at most 128."""
     return min(128, 32 * max(1, math.ceil(clients)))
+
+
+def expected_request_bufs(clients, share):
+    """request_bufs averaged over servers whose clients each send requests with probability
+    share (binomial: the connections a node's clients keep lead to it at random)."""
+    s = max(0, round(clients))
+    if share >= 1.0 or s == 0:
+        return request_bufs(clients)
+    return sum(math.comb(s, j) * share ** j * (1 - share) ** (s - j) * request_bufs(j)
+               for j in range(s + 1))
 
 
 def server_channel_recv(clients):
@@ -134,14 +249,20 @@ def server_ud_recv(ud_clients):
     return min(256, 64 * max(1, math.ceil(ud_clients))) * UD_RECV_BUF
 
 
-def priced_buf_mem(k, server_clients, hybrid, ud_clients):
+def priced_buf_mem(k, server_clients, hybrid, ud_clients, req_bufs=None, ud_recv=None):
     """Registered bytes a process from the pools' sizes alone (no growth by use); a node's
-    server has server_clients clients connected and hears ud_clients over UD."""
-    node = request_bufs(server_clients) * REQUEST_BUF + server_channel_recv(server_clients) + NODE_BUF
+    server has server_clients clients connected (req_bufs request buffers: by default every
+    client sends requests) and hears ud_clients over UD (ud_recv bytes of receives: by
+    default at the average; LU's differ by node)."""
+    if req_bufs is None:
+        req_bufs = request_bufs(server_clients)
+    if ud_recv is None:
+        ud_recv = server_ud_recv(ud_clients)
+    node = req_bufs * REQUEST_BUF + server_channel_recv(server_clients) + NODE_BUF
     proc = PROC_BUF
     if hybrid:
         proc += HYBRID_PROC_BUF
-        node += HYBRID_NODE_BUF + server_ud_recv(ud_clients)
+        node += HYBRID_NODE_BUF + ud_recv
     return proc + node / k
 
 
@@ -211,6 +332,9 @@ def lu_grid(n):
 # bench/scale.sh runs lu -n 192 -b 24: 8 x 8 blocks. Predictions give every process
 # four blocks (2 pr x 2 pc), so the problem grows with the job.
 LU_RUN_BLOCKS = 8
+LU_BLOCK_ROWS = 24  # -b 24: a block's 24 rows are 24 requests to its node
+# bench/scale.sh runs randomaccess -l 16: 2^16 words, 4 updates a word, shared by the processes
+RA_RUN_UPDATES = 4 << 16
 
 
 def barrier_partners(node, m):
@@ -226,32 +350,69 @@ def barrier_partners(node, m):
     return out
 
 
-def lu_connections(n, k, nb=None, samples=256):
-    """Average over processes of the other nodes whose blocks a process's blocks need.
+def lu_data_nodes(p, n, k, nb):
+    """The other nodes owning blocks that process p's blocks need.
 
     Block (I, J) (owner: grid process (I mod pr, J mod pc), as in lu.c) is computed
     from L(I, K) and U(K, J) for K < min(I, J) and the diagonal block, and checked
-    by recomputing the product from those same blocks for K <= min(I, J). Node masters
-    also reach their barrier partners (LU has a barrier after every phase).
+    by recomputing the product from those same blocks for K <= min(I, J).
     """
     pr, pc = lu_grid(n)
+    r, c = divmod(p, pc)
+    peers = set()
+    for bi in range(r, nb, pr):
+        for bj in range(c, nb, pc):
+            for kk in range(min(bi, bj) + 1):
+                peers.add((bi % pr) * pc + kk % pc)
+                peers.add((kk % pr) * pc + bj % pc)
+    return {q // k for q in peers} - {p // k}
+
+
+@functools.lru_cache(maxsize=None)
+def lu_profile(n, k, nb=None, cap=None, samples=256):
+    """LU's reach, process by process (sampled), from lu.c's layout: the average RC and UD
+    nodes, the share of processes that send messages over RC (the nodes of their blocks; with
+    the hybrid path on under a cap, only those among a master's barrier connections), the
+    connection tables (client_tables each; server_tables at each node's own clients when every
+    process is sampled, at the averages else), and a server's request buffers and UD receive
+    bytes on average (each node's own clients: the pools' steps make the average's price
+    differ from the price of the average). cap None: the hybrid path off. Node masters also
+    reach their barrier partners (LU has a barrier after every phase)."""
+    pr, pc = lu_grid(n)
     nb = nb or 2 * max(pr, pc)
-    step = max(1, n // samples)
-    total, count = 0, 0
+    m, step = nodes(n, k), max(1, n // samples)
+    rc_of, ud_of, req_of = [0] * m, [0] * m, [0] * m
+    c = u = messaging = client = 0
+    count = 0
     for p in range(0, n, step):
-        r, c = divmod(p, pc)
-        peers = set()
-        for bi in range(r, nb, pr):
-            for bj in range(c, nb, pc):
-                for kk in range(min(bi, bj) + 1):
-                    peers.add((bi % pr) * pc + kk % pc)
-                    peers.add((kk % pr) * pc + bj % pc)
-        reached = {q // k for q in peers}
-        if p % k == 0:
-            reached |= barrier_partners(p // k, nodes(n, k))
-        total += len(reached - {p // k})
+        data = lu_data_nodes(p, n, k, nb)
+        partners = barrier_partners(p // k, m) if p % k == 0 and m > 1 else set()
+        rc = data | partners if cap is None else set(sorted(partners)[:cap])
+        ud = set() if cap is None else data - rc
+        for j in rc:
+            rc_of[j] += 1
+            req_of[j] += j in data
+        for j in ud:
+            ud_of[j] += 1
+        c, u, messaging = c + len(rc), u + len(ud), messaging + bool(data & rc)
+        client += client_tables(m, len(rc), len(ud))
         count += 1
-    return total / count
+    c, u = c / count, u / count
+    if step == 1:
+        server = sum(server_tables(s, su) for s, su in zip(rc_of, ud_of)) / n
+    else:
+        server = server_tables(k * c, k * u) / k
+    # A server's request buffers follow the clients whose connection carries their blocks'
+    # requests (a barrier's alone carries none): sampled clients stand for `step` each.
+    req_bufs = sum(request_bufs(step * q) for q in req_of) / m
+    ud_recv = sum(server_ud_recv(step * q) for q in ud_of) / m
+    return c, u, messaging / count, client / count + server, req_bufs, ud_recv
+
+
+def lu_connections(n, k, nb=None):
+    """Average over processes of the other nodes whose blocks a process's blocks need, and
+    for node masters the barrier's partners."""
+    return lu_profile(n, k, nb)[0]
 
 
 def distinct_nodes(m, d):
@@ -290,19 +451,15 @@ class Model:
             x = [[1, int(r["procs"]), nodes(int(r["procs"]), int(r["node_size"])),
                   num(r, "c2s_avg"), self.ud_nodes_of_run(r)] for r in a]
             self.rt[app] = nonnegative_lstsq(x, [num(r, "rt_mem_avg") for r in a])
-        self.kinds = {}
+        self.burst, self.kinds = {}, {}
         for app in APPS:
             a = [r for r in ok if r["app"] == app]
-            for kind, terms in KIND_TERMS.items():
-                col = f"mem_{kind}_avg"
-                pts = [r for r in a if not math.isnan(num(r, col))]
-                if len(pts) < 4:
-                    continue
-                if terms == ("max",):
-                    self.kinds[app, kind] = [max(num(r, col) for r in pts)]
-                    continue
-                x = [[self.term_of_run(t, r) for t in terms] for r in pts]
-                self.kinds[app, kind] = nonnegative_lstsq(x, [num(r, col) for r in pts])
+            if app != "lu":
+                self.burst[app] = self.fit_burst(a)
+            for kind in KIND_TERMS:
+                fit = self.fit_kind(a, kind)
+                if fit:
+                    self.kinds[app, kind] = fit
         # What each application grows its bounce buffers to, beyond the pools' sizes: apart
         # with the hybrid path on, where most small operations go by UD and take none.
         self.bounce_growth = {}
@@ -320,9 +477,59 @@ class Model:
             if len(pts) >= 2:
                 self.connect[proto] = lstsq([[1, c] for c, _ in pts], [t for _, t in pts])
 
-    def c2s(self, app, n, k, cap=0, run=False):
-        """Per process; run: the problem bench/scale.sh ran, else one growing with n."""
+    def fit_kind(self, runs, kind):
+        """A kind's coefficients over an application's runs (None: too few): its priced terms
+        at 1, the others by non-negative least squares on the measured / model ratio (the fit
+        is judged by it; a zero is fitted as bytes)."""
+        col, terms = f"mem_{kind}_avg", KIND_TERMS[kind]
+        pts = [(self.counts_of_run(r), num(r, col)) for r in runs if not math.isnan(num(r, col))]
+        if len(pts) < 4:
+            return None
+        free = [t for t in terms if t not in PRICED_TERMS]
+        x, y = [], []
+        for c, v in pts:
+            w = 1 / v if v > 0 else 1.0
+            x.append([w * kind_term(t, c) for t in free])
+            y.append(w * (v - sum(kind_term(t, c) for t in terms if t in PRICED_TERMS)))
+        coef = iter(nonnegative_lstsq(x, y))
+        return [1.0 if t in PRICED_TERMS else next(coef) for t in terms]
+
+    def fit_burst(self, runs):
+        """The requests a process sends at once, spread over the nodes it reaches: the value on
+        a log grid whose rings fit conns best (the engine's rings of kept answers never shrink:
+        they keep the deepest burst a client sent). 0: the rings stay at their first size."""
+        best = (math.inf, 0.0)
+        for burst in [0.0] + [2 ** (i / 16) for i in range(241)]:
+            self.burst[runs[0]["app"]] = burst
+            coef, err = self.fit_kind(runs, "conns"), 0.0
+            for r in runs if coef else []:
+                v, c = num(r, "mem_conns_avg"), self.counts_of_run(r)
+                model = sum(a * kind_term(t, c) for a, t in zip(coef, KIND_TERMS["conns"]))
+                err += math.log(v / model) ** 2 if v > 0 and model > 0 else 0.0
+            best = min(best, (err, burst))
+        return best[1]
+
+    def depth(self, app, n, reach, run):
+        """Requests a process sends a node at once, on average: LU a block's rows, one request
+        each; the others their burst spread over the nodes they reach, in the runs at most the
+        updates a process has (RandomAccess's fixed table: one batch a process at 256)."""
+        if app == "lu":
+            return LU_BLOCK_ROWS
+        burst = self.burst.get(app, 0.0)
+        if app == "randomaccess" and run:
+            burst = min(burst, RA_RUN_UPDATES / n)
+        return burst / reach if reach else 0.0
+
+    def c2s(self, app, n, k, cap=0, run=False, hybrid=None):
+        """Per process; run: the problem bench/scale.sh ran, else one growing with n. Under a
+        cap with the hybrid path on (ARMCI_HYBRID=auto's default there) a process keeps only
+        the RDMA barrier's connections (its node master's partners, at most cap): the rest
+        goes over UD, and no run promoted a node but once (LJ at 64 x 4)."""
+        if hybrid is None:
+            hybrid = cap > 0
         m = nodes(n, k)
+        if cap and hybrid:
+            return barrier_links(m, k, cap)
         if app == "lu":
             c = lu_connections(n, k, LU_RUN_BLOCKS if run else None)
         else:
@@ -331,10 +538,10 @@ class Model:
 
     def ud_nodes(self, app, n, k, cap=0, hybrid=False, run=False):
         """Nodes a process reaches over UD: with the hybrid path under a cap, those the
-        uncapped pattern connects to beyond the cap."""
+        uncapped pattern connects to beyond the barrier's connections."""
         if not (cap and hybrid):
             return 0.0
-        return max(0.0, self.c2s(app, n, k, 0, run) - self.c2s(app, n, k, cap, run))
+        return max(0.0, self.c2s(app, n, k, 0, run) - self.c2s(app, n, k, cap, run, hybrid))
 
     def ud_nodes_of_run(self, r):
         """The same for a measured run: what the report counted (ud_nodes_avg), or for older
@@ -346,31 +553,62 @@ class Model:
         uncapped = self.c2s(r["app"], int(r["procs"]), int(r["node_size"]), 0, run=True)
         return max(0.0, uncapped - num(r, "c2s_avg"))
 
-    def term_of_run(self, term, r):
-        n, k = int(r["procs"]), int(r["node_size"])
-        return kind_term(term, n, k, is_hybrid(r), num(r, "c2s_avg"), self.ud_nodes_of_run(r))
+    def counts(self, app, n, k, cap=0, hybrid=None, run=False):
+        """What the kinds' terms count in a process of the model."""
+        if hybrid is None:
+            hybrid = cap > 0
+        c = self.c2s(app, n, k, cap, run, hybrid)
+        return self.counts_at(app, n, k, cap if hybrid else 0, run, c,
+                              self.ud_nodes(app, n, k, cap, hybrid, run), k * c,
+                              self.c2s(app, n, k, 0, run), hybrid)
 
-    def term(self, term, app, n, k, cap, hybrid, run=False):
-        return kind_term(term, n, k, hybrid, self.c2s(app, n, k, cap, run),
-                         self.ud_nodes(app, n, k, cap, hybrid, run))
+    def counts_of_run(self, r):
+        """The same at a run's measured connections, server clients and nodes over UD."""
+        c, u, hybrid = num(r, "c2s_avg"), self.ud_nodes_of_run(r), is_hybrid(r)
+        return self.counts_at(r["app"], int(r["procs"]), int(r["node_size"]),
+                              int(r["cap"]) if hybrid else 0, True, c, u, num(r, "s2c_avg"),
+                              c + u, hybrid)
+
+    def counts_at(self, app, n, k, links_cap, run, c, u, s, reach, hybrid):
+        """c connections, u nodes over UD, s clients at the node's server, reach nodes talked
+        to; links_cap: the cap when the hybrid path keeps only the barrier's connections."""
+        m = nodes(n, k)
+        links = barrier_links(m, k, links_cap)
+        x = {"n": n, "k": k, "m": m, "hybrid": hybrid, "c": c, "u": u, "b": min(c, links),
+             "rb": 1 / k if m > 1 else 0.0}
+        depth = self.depth(app, n, reach, run)
+        # A node's share beyond its window makes the sender wait on it, while the nodes before
+        # it drain and shrink their rings: W / depth of them are still busy at the peak.
+        x["ring"], x["busy"] = ring(depth), min(1.0, HYBRID_WINDOW / depth) if depth else 1.0
+        if app == "lu":  # process by process: its averages are the runs' in every run
+            _, _, x["rm"], x["tables"], x["req_bufs"], x["ud_recv"] = lu_profile(
+                n, k, LU_RUN_BLOCKS if run else None, links_cap or None)
+        else:
+            x["rm"] = uniform_rc_share(m, k, reach, links, hybrid and links_cap > 0)
+            # A connection carries requests when it leads to a node the traffic goes to: all
+            # of them without the cap; under it (the barrier's) reach of the m - 1 others.
+            share = min(1.0, reach / (m - 1)) if hybrid and links_cap > 0 and m > 1 else 1.0
+            x["req_bufs"] = expected_request_bufs(s, share)
+            x["ud_recv"] = None
+            x["tables"] = client_tables(m, c, u) + server_tables(s, k * u) / k
+        return x
 
     def kind_mem(self, app, kind, n, k, cap=0, hybrid=None, run=False):
         if (app, kind) not in self.kinds:
             return math.nan
-        if hybrid is None:
-            hybrid = cap > 0
-        return sum(c * self.term(t, app, n, k, cap, hybrid, run)
-                   for c, t in zip(self.kinds[app, kind], KIND_TERMS[kind]))
+        x = self.counts(app, n, k, cap, hybrid, run)
+        return sum(c * kind_term(t, x) for c, t in zip(self.kinds[app, kind], KIND_TERMS[kind]))
+
+    def kind_mem_of_run(self, r, kind):
+        x = self.counts_of_run(r)
+        return sum(c * kind_term(t, x)
+                   for c, t in zip(self.kinds[r["app"], kind], KIND_TERMS[kind]))
 
     def heap(self, app, n, k, cap=0, hybrid=None, run=False):
-        """The runtime's memory a process, the sum of its kinds (the aggregate fit without
-        them)."""
-        if any((app, kind) in self.kinds for kind in KIND_TERMS):
-            return sum(self.kind_mem(app, kind, n, k, cap, hybrid, run) for kind in KIND_TERMS)
         return self.rt_mem(app, n, k, cap, run, hybrid)
 
-    def s2c(self, app, n, k, cap=0, run=False):
-        return k * self.c2s(app, n, k, cap, run) if nodes(n, k) > 1 else 0.0
+    def s2c(self, app, n, k, cap=0, run=False, hybrid=None):
+        return k * self.c2s(app, n, k, cap, run, hybrid) if nodes(n, k) > 1 else 0.0
 
     def qp_mem(self, app, n, k, cap=0):
         return self.c2s(app, n, k, cap) * self.qp_pair_bytes
@@ -379,27 +617,38 @@ class Model:
         return (nodes(n, k) - 1) * self.qp_pair_bytes
 
     def rt_mem(self, app, n, k, cap=0, run=False, hybrid=None):
-        """hybrid: whether small operations to the nodes beyond the cap go over UD (the
+        """The runtime's memory a process: the sum of its kinds, or without them the aggregate
+        fit. hybrid: whether small operations to the nodes beyond the cap go over UD (the
         default under a cap, ARMCI_HYBRID=auto)."""
+        if any((app, kind) in self.kinds for kind in KIND_TERMS):
+            return sum(self.kind_mem(app, kind, n, k, cap, hybrid, run) for kind in KIND_TERMS)
         if app not in self.rt:
             return math.nan
         if hybrid is None:
             hybrid = cap > 0
         a0, an, am, ac, au = self.rt[app]
-        return (a0 + an * n + am * nodes(n, k) + ac * self.c2s(app, n, k, cap, run)
+        return (a0 + an * n + am * nodes(n, k) + ac * self.c2s(app, n, k, cap, run, hybrid)
                 + au * self.ud_nodes(app, n, k, cap, hybrid, run))
 
     def buf_mem(self, app, n, k, cap=0, hybrid=False, run=False):
         """Registered bytes a process: the pools' sizes at this job's server load, plus the
         application's fitted bounce-buffer growth (nothing here grows with n itself)."""
-        return (priced_buf_mem(k, self.s2c(app, n, k, cap, run), hybrid,
-                               k * self.ud_nodes(app, n, k, cap, hybrid, run))
+        return (priced_buf_mem(k, self.s2c(app, n, k, cap, run, hybrid), hybrid,
+                               k * self.ud_nodes(app, n, k, cap, hybrid, run),
+                               *self.server_pools(self.counts(app, n, k, cap, hybrid, run)))
                 + self.bounce_growth.get((app, hybrid), math.nan))
+
+    @staticmethod
+    def server_pools(x):
+        """A server's request buffers and UD receive bytes in a process's counts (ud_recv None:
+        priced at the average clients)."""
+        return x["req_bufs"], x["ud_recv"] if x["hybrid"] else None
 
     def priced_buf_mem_of_run(self, r):
         """The pools' sizes at a run's own measured server load and UD reach."""
         k = int(r["node_size"])
-        return priced_buf_mem(k, num(r, "s2c_avg"), is_hybrid(r), k * self.ud_nodes_of_run(r))
+        return priced_buf_mem(k, num(r, "s2c_avg"), is_hybrid(r), k * self.ud_nodes_of_run(r),
+                              *self.server_pools(self.counts_of_run(r)))
 
     def buf_mem_of_run(self, r):
         return (self.priced_buf_mem_of_run(r)
@@ -437,6 +686,8 @@ def report(model, scale):
          + [["qp_pair_bytes", fmt(model.qp_pair_bytes, 0), "client + server QP per connection"]]
          + [[f"rt_{a}", " ".join(fmt(v, 2) for v in model.rt[a]),
              "rt_mem = a0 + aN*N + aM*M + aC*C + aU*U (bytes)"] for a in model.rt]
+         + [[f"burst_{a}", fmt(b, 0), "requests a process sends at once, spread over the "
+             "nodes it reaches (grows the UD rings)"] for a, b in model.burst.items()]
          + [[f"bounce_growth_{a}{'_hybrid' if h else ''}", fmt(model.bounce_growth[a, h], 0),
              "registered bytes a process beyond the pools' sizes (bounce buffers grown)"]
             for a, h in model.bounce_growth]
@@ -449,7 +700,7 @@ def report(model, scale):
             continue
         n, k, cap = int(r["procs"]), int(r["node_size"]), int(r["cap"])
         hybrid = is_hybrid(r)
-        c_model = model.c2s(r["app"], n, k, cap, run=True)
+        c_model = model.c2s(r["app"], n, k, cap, run=True, hybrid=hybrid)
         rt_model = model.rt_mem(r["app"], n, k, cap, run=True, hybrid=hybrid)
         # the registered pools at the run's own measured server load
         buf_model = model.buf_mem_of_run(r)
@@ -491,22 +742,27 @@ def report(model, scale):
              ["app", "kind", "terms", "coefficients"],
              [[app, kind, " ".join(KIND_TERMS[kind]), " ".join(fmt(c, 2) for c in coef)]
               for (app, kind), coef in model.kinds.items()])
-        fit = []
+        fit, beyond = [], []
         for (app, kind), coef in model.kinds.items():
             ratios = []
             for r in scale:
                 if r["status"] != "ok" or r["app"] != app:
                     continue
                 measured = num(r, f"mem_{kind}_avg")
-                priced = sum(c * model.term_of_run(t, r) for c, t in zip(coef, KIND_TERMS[kind]))
+                priced = model.kind_mem_of_run(r, kind)
                 if math.isnan(measured) or (measured == 0 and priced < 1):
                     continue
                 ratios.append(measured / priced if priced > 0 else math.inf)
+                if not 0.9 <= ratios[-1] <= 1.1:
+                    beyond.append([app, r["procs"], r["node_size"], r["cap"], kind,
+                                   fmt(measured, 0), fmt(priced, 0), fmt(ratios[-1], 2)])
             within = sum(1 for q in ratios if 0.9 <= q <= 1.1)
             fit.append([app, kind, len(ratios), within,
                         fmt(min(ratios), 2) if ratios else "", fmt(max(ratios), 2) if ratios else ""])
         emit("runtime memory by kind: measured / model over the runs (0 = 0 left out)",
              ["app", "kind", "runs", "within_10pct", "ratio_min", "ratio_max"], fit)
+        emit("runtime memory by kind: the runs beyond 10 % (bytes a process)",
+             ["app", "procs", "node_size", "cap", "kind", "measured", "model", "ratio"], beyond)
         by_kind = []
         for app in APPS:
             for k in PREDICT_NODE_SIZES:

@@ -81,12 +81,15 @@ ud_probe_ignored ud-all-attacks-deaf-reset-4x2
 ud_recv_message_size ud-all-attacks-full-buffers-4x2
 ud_send_stall_ignored rma-ud-send-stall-4x2
 server_pool_unfit pools-by-use-6x1
+request_bufs_at_setup pools-by-use-6x1
 bounce_pool_full pools-by-use-6x1
 requests_in_bounce_buffers pools-by-use-6x1
 small_buffer_overrun rma-4x2
 channel_receives_at_init pools-by-use-6x1
 client_channel_unfit pools-by-use-6x1
 finalize_undrained finalize-async-stall-np4
+trim_with_buffer_out buffer-pool
+bounce_never_trimmed pool-trim-4x2
 free_keeps_mapping malloc-cycles-4x2
 '
 if [ -n "${MUTANTS_TESTS:-}" ]; then

@@ -59,7 +59,8 @@ const struct config_entry config_table[] = {
      "one)"},
     {"ARMCI_SERVER_BUFS", CFG_INT, FIELD(server_bufs), "128", 4, 1L << 16, NULL, false,
      "most receive buffers in each data server's shared receive queue: it starts with one "
-     "client's ARMCI_SERVER_CREDITS and grows by as many for each client connected"},
+     "client's ARMCI_SERVER_CREDITS and grows by as many for each client connected that sends "
+     "requests"},
     {"ARMCI_SERVER_BUF_SIZE", CFG_SIZE, FIELD(server_buf_size), "8192", 1024, 16 * MiB, NULL,
      true,
      "payload bytes a data server's request buffer holds, and bytes of a client's small buffer: "
@@ -78,8 +79,8 @@ const struct config_entry config_table[] = {
      "bytes per registered bounce buffer"},
     {"ARMCI_BOUNCE_COUNT", CFG_INT, FIELD(bounce_count), "32", 2, 1L << 16, NULL, false,
      "most bounce buffers per process, and most small buffers (requests to data servers, small "
-     "copied puts: ARMCI_SERVER_BUF_SIZE bytes each): each pool starts with 4 and doubles while "
-     "all are in flight"},
+     "copied puts: ARMCI_SERVER_BUF_SIZE bytes each): each pool starts with 4, doubles while "
+     "all are in flight and gives back at a fence what the last second did not need"},
     {"ARMCI_REG_CACHE", CFG_INT, FIELD(reg_cache), "64", 0, 4096, NULL, false,
      "registrations of user memory kept for reuse: puts, accumulates and gets of 256 KiB or more from or into memory ARMCI did not allocate move zero-copy (softib only: its memory regions follow the mapping); 0: copied through bounce buffers"},
     {"ARMCI_STRIDED_THRESHOLD", CFG_LONG, FIELD(strided_threshold), "-1", -1, 1L << 40, NULL,

@@ -6,6 +6,7 @@
 
 #include "core/intmap.h"
 #include "core/memstat.h"
+#include "core/mutant.h"
 #include "core/util.h"
 #include "dataserver/credits.h"
 #include "dataserver/locks.h"
@@ -42,7 +43,9 @@ static void *conn_create(int client)
     sc->client = client;
     sc->engine = engine_of(client);
     sc->psn = rc_random_psn();
-    resources_fit_clients((int)by_qpn.count + 1); /* before its share is computed */
+#if ARMCI_MUTANT_IS(request_bufs_at_setup) /* the bug: buffers for every connection made */
+    resources_fit_clients((int)by_qpn.count + 1);
+#endif
     credits_join(sc);
     intmap_put(&by_qpn, sc->qp->qp_num, sc);
     return sc;
@@ -110,10 +113,9 @@ static void *conn_replace(void *conn)
     snprintf(peer, sizeof(peer), "client rank %d", old->client);
     rc_qp_to_error(old->qp, peer);
     old->broken = true;
-    int allowance = old->allowance;
     conn_retire(old);
     struct server_conn *sc = conn_create(old->client);
-    credits_set(sc, allowance);
+    credits_take_over(sc, old);
     locks_move_conn(old, sc);
     conn_free(old);
     return sc;

@@ -2,28 +2,52 @@
 #include "dataserver/credits.h"
 
 #include "core/config.h"
+#include "core/mutant.h"
 #include "dataserver/resources.h"
 
-static int nconns;
-static int allowance_total; /* over all connections: beyond the buffers means over-committed */
+static int nconns;          /* connections that have sent a request */
+static int allowance_total; /* over those: beyond the buffers means over-committed */
 
 void credits_join(struct server_conn *sc)
 {
-    /* A fair share of the receive buffers, at least one request, at most the cap. */
-    int share = ds_res.bufs.count / (nconns + 1);
+    /* A fair share of the buffers there will be once it sends too (resources_fit_clients),
+     * at least one request, at most the cap. */
+    int bufs = (nconns + 1) * cfg.server_credits;
+    if (bufs > ds_res.bufs.max)
+        bufs = ds_res.bufs.max;
+    if (bufs < ds_res.bufs.count)
+        bufs = ds_res.bufs.count;
+    int share = bufs / (nconns + 1);
     sc->allowance = share < 1 ? 1 : share > cfg.server_credits ? cfg.server_credits : share;
+}
+
+/* sc counts from now, with its allowance. */
+static void count_in(struct server_conn *sc)
+{
+    sc->requested = true;
     allowance_total += sc->allowance;
     nconns++;
 }
 
-void credits_set(struct server_conn *sc, int allowance)
+void credits_first_request(struct server_conn *sc)
 {
-    allowance_total += allowance - sc->allowance;
-    sc->allowance = allowance;
+    count_in(sc);
+#if !ARMCI_MUTANT_IS(server_pool_unfit)
+    resources_fit_clients(nconns);
+#endif
+}
+
+void credits_take_over(struct server_conn *sc, const struct server_conn *old)
+{
+    sc->allowance = old->allowance;
+    if (old->requested)
+        count_in(sc); /* its buffers were grown for the old one */
 }
 
 void credits_leave(const struct server_conn *sc)
 {
+    if (!sc->requested)
+        return;
     allowance_total -= sc->allowance;
     nconns--;
 }

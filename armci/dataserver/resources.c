@@ -59,10 +59,12 @@ void resources_create(completion_fn on_request)
 
 void resources_fit_clients(int clients)
 {
-#if ARMCI_MUTANT_IS(server_pool_unfit)
-    return; /* the bug: the request buffers stay at one client's allowance */
-#endif
     recv_pool_grow(&ds_res.bufs, clients * cfg.server_credits);
+}
+
+void resources_trim(double now)
+{
+    buffer_pool_trim(&ds_res.out, now);
 }
 
 void resources_create_qp_pool(void)

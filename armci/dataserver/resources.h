@@ -40,8 +40,12 @@ int server_send_budget(void);
 /* The CQs, the request buffers (received requests go to on_request) and the out buffers. */
 void resources_create(completion_fn on_request);
 /* The request buffers grow (up to ARMCI_SERVER_BUFS) to a full allowance of credits for each
- * of `clients` connections; they never shrink (buffers posted to the SRQ stay there). */
+ * of `clients` connections that have sent a request (credits.h); they never shrink (buffers
+ * posted to the SRQ stay there). */
 void resources_fit_clients(int clients);
+/* The server is idle: the out buffers give back what the last second did not need (their
+ * trim; the request buffers stay, posted on the shared receive queue). */
+void resources_trim(double now);
 /* QPs made ahead (after the connection manager has its resources). */
 void resources_create_qp_pool(void);
 void resources_destroy(void);

@@ -21,6 +21,7 @@
 #include "core/util.h"
 #include "core/wait_policy.h"
 #include "dataserver/connections.h"
+#include "dataserver/credits.h"
 #include "dataserver/dgram_server.h"
 #include "dataserver/handlers.h"
 #include "dataserver/link.h"
@@ -92,6 +93,8 @@ static void on_request(void *ctx, const struct ibv_wc *wc)
 #endif
     if (sc->broken)
         recovery_stats.served_broken++;
+    if (!sc->requested)
+        credits_first_request(sc); /* its buffers: connections that never send take none */
     struct ds_message *m = recv_pool_buffer(&ds_res.bufs, wc);
     if (fault_injected(FAULT_SERVER_LOSES) && !sc->broken && ++loop.lost % FAULT_BREAK_EVERY == 0) {
         rc_qp_to_error(sc->qp, "a test break point (a received request lost)");
@@ -177,6 +180,7 @@ static void check_channels(void)
 static void wait_for_work(void)
 {
     check_channels();
+    resources_trim(now_seconds());
     int nlink;
     struct pollfd *link = link_pollfds(&nlink);
     struct pollfd fds[nlink + 1];

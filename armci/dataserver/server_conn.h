@@ -11,12 +11,13 @@ struct pull;
 struct parked;
 
 struct server_conn {
-    int client;              /* the client's rank */
+    int client;                   /* the client's rank */
     struct engine_client *engine; /* its sequence space, across connections and carriers */
     struct ibv_qp *qp;
     uint32_t psn;
-    int allowance; /* requests the client may have outstanding here (credits.c) */
-    int max_sge;   /* gather entries per RDMA write on its QP */
+    int allowance;  /* requests the client may have outstanding here (credits.c) */
+    bool requested; /* it has sent a request: it counts in the credits and the buffers */
+    int max_sge;    /* gather entries per RDMA write on its QP */
     int sq_posted;
     uint64_t last_served; /* the loop's request count when it last sent one (least recently used) */
     bool broken;          /* a send failed: the QP is in error, nothing more is served */

@@ -270,5 +270,6 @@ void remote_fence_all(void)
         }
         free(nodes);
     }
+    bounce_pool_trim();
     rt_unlock();
 }

@@ -28,9 +28,8 @@ static uint32_t nreply_slots, reply_free_head = UINT32_MAX;
 /* ---- bounce and small buffers ---- */
 
 /* Bounce buffers a process starts with: what a few transfers in flight need. The pool doubles
- * up to ARMCI_BOUNCE_COUNT when every one is taken. It does not shrink: giving chunks
- * back at fences was taken out again while an exit-time crash under connection
- * breaks, seen once, is not explained. */
+ * up to ARMCI_BOUNCE_COUNT when every one is taken, and gives back at fences what the last
+ * second did not need (bounce_pool_trim). */
 #if ARMCI_MUTANT_IS(bounce_pool_full)
 #define BOUNCE_INITIAL 32 /* the bug: every bounce buffer registered from the start */
 #else
@@ -52,6 +51,16 @@ void bounce_pool_init(void (*wait)(void))
     /* Only this process's device reads (a SEND, a write) or writes (an atomic) them. */
     buffer_pool_create(&smalls, "ARMCI_Init", "small buffers", MIN(SMALL_INITIAL, cfg.bounce_count),
                        cfg.bounce_count, small_buffer_size(), false, MEM_BUF_SMALL);
+}
+
+void bounce_pool_trim(void)
+{
+#if ARMCI_MUTANT_IS(bounce_never_trimmed)
+    return; /* the bug: a burst's bounce buffers stay registered for the job's life */
+#endif
+    double now = now_seconds();
+    buffer_pool_trim(&bounces, now);
+    buffer_pool_trim(&smalls, now);
 }
 
 void bounce_pool_fini(void)

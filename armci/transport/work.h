@@ -46,6 +46,9 @@ static inline size_t small_buffer_size(void)
 {
     return MIN(cfg.server_buf_size, cfg.bounce_size);
 }
+/* Where nothing is in flight (an all-fence): gives back the chunks of bounce and small buffers
+ * the last second did not need (buffer_pool_trim). */
+void bounce_pool_trim(void);
 void bounce_pool_fini(void);
 
 /* Gives a bounce or small buffer back to its pool. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/mutant.h"
 #include "core/util.h"
 #include "verbs/memory.h"
 
@@ -58,6 +59,7 @@ void buffer_pool_create(struct buffer_pool *p, const char *call, const char *wha
 {
     *p = (struct buffer_pool){.what = what,
                               .size = size,
+                              .initial = initial,
                               .max = max > initial ? max : initial,
                               .remote = remote,
                               .kind = kind};
@@ -81,6 +83,25 @@ bool buffer_pool_grow(struct buffer_pool *p)
                p->size * (size_t)n, strerror(errno), p->count);
     p->max = p->count;
     return false;
+}
+
+#define TRIM_INTERVAL 1.0 /* seconds */
+
+void buffer_pool_trim(struct buffer_pool *p, double now)
+{
+#if !ARMCI_MUTANT_IS(trim_with_buffer_out)
+    if (p->free != p->count)
+        return; /* a buffer is out: its chunk may be in flight */
+#endif
+    if (now - p->trimmed_at < TRIM_INTERVAL)
+        return;
+    p->trimmed_at = now;
+    int before = p->count;
+    while (p->nchunks > 1 && p->peak <= p->chunks[p->nchunks - 1].first)
+        drop_last_chunk(p);
+    p->peak = 0;
+    if (p->count != before)
+        buffer_pool_release_all(p); /* the free list held the dropped buffers too */
 }
 
 void buffer_pool_destroy(struct buffer_pool *p)

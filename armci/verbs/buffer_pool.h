@@ -1,8 +1,8 @@
 /*
  * A registered send-buffer pool: buffers of `size` bytes with a free list,
  * registered in chunks. It starts with `initial` buffers and, when a get
- * finds none free, registers another chunk (doubling it) up to `max`. It
- * does not shrink.
+ * finds none free, registers another chunk (doubling it) up to `max`;
+ * buffer_pool_trim gives back the chunks nothing needed since its last call.
  * Each endpoint that sends from registered memory of its own uses one: the
  * client's bounce buffers (transport/work.c), the data server's out buffers
  * (dataserver/resources.c), the UD channel's datagrams (odcm/ud.c, fixed).
@@ -47,12 +47,15 @@ struct pool_chunk {
 };
 
 struct buffer_pool {
-    const char *what; /* names the pool in error messages */
-    size_t size;      /* of each buffer */
-    int count;        /* buffers registered now */
-    int max;          /* what it may grow to */
-    int free;         /* buffers on the free list */
-    bool remote;      /* registered for peers' RDMA too */
+    const char *what;  /* names the pool in error messages */
+    size_t size;       /* of each buffer */
+    int count;         /* buffers registered now */
+    int initial;       /* what it starts with and never goes below */
+    int max;           /* what it may grow to */
+    int free;          /* buffers on the free list */
+    int peak;          /* most in use at once since the last trim */
+    double trimmed_at; /* when buffer_pool_trim last looked */
+    bool remote;       /* registered for peers' RDMA too */
     struct pool_chunk *chunks;
     int nchunks;
     int records;             /* of all: the max it was created with */
@@ -87,6 +90,8 @@ static inline struct pool_buffer *buffer_pool_get(struct buffer_pool *p)
     }
     p->free_list = b->next_free;
     p->free--;
+    if (p->count - p->free > p->peak)
+        p->peak = p->count - p->free;
     b->next_free = NULL;
     return b;
 }
@@ -107,6 +112,14 @@ static inline void buffer_pool_give_back(struct pool_buffer *b)
 
 /* Every buffer is free again (the QP they were posted on was reset: nothing is in flight). */
 void buffer_pool_release_all(struct buffer_pool *p);
+/*
+ * When every buffer is free and a second has passed since the last trim
+ * (`now`, in seconds): deregisters the newest chunks that the most buffers
+ * in use at once since then did not reach (never below initial), and starts
+ * counting that peak again. The owner calls it where it is idle; the second
+ * keeps a pool used in bursts from being registered over and over.
+ */
+void buffer_pool_trim(struct buffer_pool *p, double now);
 
 static inline struct pool_buffer *buffer_pool_at(struct buffer_pool *p, int index)
 {

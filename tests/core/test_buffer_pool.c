@@ -4,8 +4,9 @@
  * chunk's region, carry the registration's keys; get hands each out once and
  * returns NULL when all are taken; release and release_all give them back;
  * memory accounting and the registration are undone at destroy. A growing
- * pool doubles when empty up to its max and stops growing where a
- * registration fails.
+ * pool doubles when empty up to its max, stops growing where a registration
+ * fails, and trim gives back only the chunks the peak since the last trim did
+ * not reach, never below the initial count and never with a buffer out.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,13 +112,32 @@ static int growing(void)
         for (int j = 0; j < i; j++)
             EXPECT(out[j] != out[i] && out[j]->addr != out[i]->addr, "handed out once");
     }
-    for (int i = 0; i < 8; i++)
+    EXPECT(p.peak == 8, "the peak is 8");
+    buffer_pool_release(&p, out[0]);
+    buffer_pool_trim(&p, 2.0);
+    EXPECT(p.count == 8 && p.peak == 8 && registered == 3, "no trim while a buffer is out");
+    for (int i = 1; i < 8; i++)
         buffer_pool_release(&p, out[i]);
     EXPECT(p.count == 8 && p.free == 8 && registered == 3, "released: all free, none given back");
+    buffer_pool_trim(&p, 4.0);
+    EXPECT(p.count == 8 && p.free == 8 && p.peak == 0, "a trim after a peak of 8 keeps all");
+    EXPECT(take_all(&p, out, 3) == 3, "3 in use at once");
+    for (int i = 0; i < 3; i++)
+        buffer_pool_release(&p, out[i]);
+    buffer_pool_trim(&p, 6.0);
+    EXPECT(p.count == 4 && p.free == 4 && registered == 2 &&
+               accounted[MEM_BUF_BOUNCE] == (long)(4 * SIZE + 8 * sizeof(struct pool_buffer)),
+           "after a peak of 3 the chunk of 4 the peak did not reach is given back");
+    buffer_pool_trim(&p, 6.5);
+    EXPECT(p.count == 4, "not again within a second");
+    buffer_pool_trim(&p, 8.0);
+    EXPECT(p.count == 2 && registered == 1, "a peak of 0: back to the initial chunk");
+    buffer_pool_trim(&p, 10.0);
+    EXPECT(p.count == 2 && registered == 1, "never below it");
     int seen = 0;
     for (int i = 0, n = take_all(&p, out, 16); i < n; i++)
         seen |= 1 << out[i]->index;
-    EXPECT(seen == 0xff && p.count == 8 && registered == 3, "taken again, every index once");
+    EXPECT(seen == 0xff && p.count == 8 && registered == 3, "grown again, every index once");
     for (int i = 0; i < 8; i++)
         buffer_pool_release(&p, out[i]);
     buffer_pool_destroy(&p);

@@ -29,6 +29,11 @@ struct server_resources ds_res;
 static struct ds_reply sent[16];
 static int nsent;
 
+void resources_fit_clients(int clients)
+{
+    (void)clients; /* the buffers stay at ds_res.bufs.count */
+}
+
 void server_reserve_sends(struct server_conn *sc, int n)
 {
     (void)sc;

@@ -1,10 +1,12 @@
 #!/bin/sh
-# pools-by-use.sh RUN_MPI TEST_PATTERNS TEST_RMA RANDOMACCESS: registered pools grow with use, within their
-# bounds (docs/SCALING.md, "Registered buffers"), as the connection report counts them:
+# pools-by-use.sh RUN_MPI TEST_PATTERNS TEST_RMA RANDOMACCESS TEST_RDMA_ONLY: registered pools
+# grow with use, within their bounds (docs/SCALING.md, "Registered buffers"), as the connection
+# report counts them:
 # - a data server's request buffers grow by one client's allowance (ARMCI_SERVER_CREDITS) for
-#   each client connected: between a ring and an all-to-all job of the same size, the
-#   per-process receive pools differ by 8 buffers of ARMCI_SERVER_BUF_SIZE (+ a header) per
-#   server connection more;
+#   each client connected that sends requests: between a ring and an all-to-all job of the same
+#   size, the per-process receive pools differ by 8 buffers of ARMCI_SERVER_BUF_SIZE (+ a
+#   header) per server connection more; a job whose connections carry RDMA alone (contiguous
+#   puts and gets, the RDMA barrier) keeps the first allowance, as the ring does;
 # - the bounce buffers stay at their first chunk (4) when small operations are all a job does,
 #   and grow past it when large transfers are in flight together;
 # - requests take small buffers (a data server's request buffer, 8 KiB), not bounce buffers of
@@ -17,7 +19,7 @@
 # - a connection's send-queue state (its chain of requests not posted yet and its replay log)
 #   is sized by what it has in flight, not by the send queue's depth: under 8 KiB a connection
 #   in the all-to-all job of small operations (about 3.6 KiB; at the depth of 64: 20 KiB).
-run_mpi=$1 patterns=$2 rma=$3 randomaccess=$4
+run_mpi=$1 patterns=$2 rma=$3 randomaccess=$4 rdma_only=$5
 report=$(mktemp)
 trap 'rm -f "$report"' EXIT
 field() { "$(dirname "$0")/../conn-report-field.sh" "$1" "$report"; }
@@ -52,6 +54,13 @@ awk -v a="$recv_all" -v r="$recv_ring" -v sa="$s2c_all" -v sr="$s2c_ring" 'BEGIN
     printf "per request buffer added: %.0f B\n", per
     exit !(sa > sr && per >= 65536 && per <= 65536 + 512) }' ||
     fail "the request buffers did not grow by 8 per server connection"
+ARMCI_BARRIER=rdma run 6 "$rdma_only"
+recv_rdma=$(field mem_buf_recv_avg) s2c_rdma=$(field s2c_avg)
+echo "RDMA alone: receive pools $recv_rdma B, $s2c_rdma server connections"
+awk -v s="$s2c_rdma" 'BEGIN { exit !(s >= 4) }' ||
+    fail "the RDMA-only job made $s2c_rdma server connections a process, not 5"
+[ "$recv_rdma" -eq "$recv_ring" ] ||
+    fail "connections that never sent a request grew the request buffers: $recv_rdma B, ring $recv_ring B"
 # 4 buffers of 64 KiB and the records of 32
 [ "$bounce_ring" -le $((4 * 65536 + 32 * 64)) ] || fail "bounce buffers past their first chunk: $bounce_ring B"
 

@@ -20,32 +20,54 @@
 
 static long shares; /* what every live index of this process counts */
 
+void block_index_regular(struct block_index *ix, uintptr_t base, uint64_t bytes)
+{
+    *ix = (struct block_index){.base = base, .regular = bytes};
+}
+
+/* The bytes of ix's records (and starts). */
+static size_t block_index_size(const struct block_index *ix)
+{
+    return (sizeof(struct block_record) + (ix->base ? 0 : sizeof(uint64_t))) * ix->count;
+}
+
+/* The writer's copy of the records (and starts) into the index's memory. */
+static void write_records(char *out, const struct block_record *records, const uint64_t *starts,
+                          uint32_t count)
+{
+    size_t bytes = sizeof(*records) * count;
+    bool dies = fault_injected(FAULT_INDEX_WRITER_DIES) && topo.my_node == topo.num_nodes - 1;
+    size_t half = dies ? bytes / 2 : bytes;
+    memcpy(out, records, half);
+    if (half < bytes)
+        raise(SIGKILL); /* as a writer killed halfway: its node must not go on */
+    memcpy(out + half, (const char *)records + half, bytes - half);
+    if (starts)
+        memcpy(out + bytes, starts, sizeof(*starts) * count);
+}
+
 void block_index_publish(struct block_index *ix, MPI_Comm node_group, const char *tag,
-                         const struct block *records, uint32_t count)
+                         uintptr_t base, const struct block_record *records, const uint64_t *starts,
+                         uint32_t count)
 {
     int members, rank;
     MPI_Comm_size(node_group, &members);
     MPI_Comm_rank(node_group, &rank);
-    size_t bytes = sizeof(struct block) * count;
-    *ix = (struct block_index){.count = count};
+    *ix = (struct block_index){.base = base, .count = count};
+    /* Starts only where the mapping is not symmetric (every member knows whether it is). */
+    size_t bytes = block_index_size(ix);
     if (count == 0)
         return;
 
-    struct block *out;
+    char *out;
     if (members == 1) {
         out = xmalloc(bytes);
     } else {
         out = shm_map_collective(node_group, tag, bytes, NULL, NULL);
-        ix->mapped = bytes;
+        ix->shared = true;
     }
-    if (rank == 0) {
-        bool dies = fault_injected(FAULT_INDEX_WRITER_DIES) && topo.my_node == topo.num_nodes - 1;
-        size_t half = dies ? bytes / 2 : bytes;
-        memcpy(out, records, half);
-        if (half < bytes)
-            raise(SIGKILL); /* as a writer killed halfway: its node must not go on */
-        memcpy((char *)out + half, (const char *)records + half, bytes - half);
-    }
+    if (rank == 0)
+        write_records(out, records, base ? NULL : starts, count);
     if (members > 1) {
         MPI_Barrier(node_group); /* written before anyone reads */
         /* Read-only from here: a stray write of the application faults where it happens
@@ -56,14 +78,14 @@ void block_index_publish(struct block_index *ix, MPI_Comm node_group, const char
     }
 #if ARMCI_MUTANT_IS(index_private_copy) /* the bug: every process keeps its own copy */
     if (members > 1) {
-        struct block *copy = xmalloc(bytes);
+        char *copy = xmalloc(bytes);
         memcpy(copy, out, bytes);
-        shm_unmap(out, ix->mapped);
+        shm_unmap(out, bytes);
         out = copy;
-        ix->mapped = 0;
+        ix->shared = false;
     }
 #endif
-    ix->blocks = out;
+    ix->records = (const struct block_record *)out;
 
     /* The writer counts the remainder of the division too: the node's shares add up. */
     ix->held = (long)bytes / members + (rank == 0 ? (long)bytes % members : 0);
@@ -73,9 +95,9 @@ void block_index_publish(struct block_index *ix, MPI_Comm node_group, const char
 
 void block_index_release(struct block_index *ix)
 {
-    void *mem = (void *)ix->blocks; /* this process's mapping or allocation */
-    if (ix->mapped)
-        shm_unmap(mem, ix->mapped);
+    void *mem = (void *)ix->records; /* this process's mapping or allocation (none: regular) */
+    if (ix->shared)
+        shm_unmap(mem, block_index_size(ix));
     else
         free(mem);
     __atomic_sub_fetch(&shares, ix->held, __ATOMIC_RELAXED);

@@ -12,9 +12,10 @@
 
 #include "api/segment_table.h"
 #include "api/sync.h"
-#include "core/mutant.h"
 #include "core/error.h"
+#include "core/fault.h"
 #include "core/memstat.h"
+#include "core/mutant.h"
 #include "core/runtime.h"
 #include "core/shm.h"
 #include "core/threads.h"
@@ -81,35 +82,57 @@ static void destroy_segment(struct segment *s)
     free(s);
 }
 
+/* Candidates for a symmetric mapping before the members give up and map where they can. */
+#define SYMMETRIC_TRIES 4
+/* What the test hook holds at a candidate (FAULT_SYMMETRIC_TAKEN). */
+#define TEST_HOLD 4096
+
+/* A record and its block's start in its owner's address space, while they are sorted. */
+struct record_start {
+    struct block_record r;
+    uint64_t start;
+};
+
 static int by_proc(const void *a, const void *b)
 {
-    const struct block *x = a, *y = b;
-    return (x->proc > y->proc) - (x->proc < y->proc);
+    const struct record_start *x = a, *y = b;
+    return (x->r.proc > y->r.proc) - (x->r.proc < y->r.proc);
 }
 
-/* The segment's blocks, by process (the node's writer of the index only). */
-static struct block *records_of(const struct member_info *m, const struct block_info *info,
-                                const uint64_t *place, int n, uint32_t count)
+/* The segment's records by process, and in *starts each block's start in its owner's
+ * address space, beside them (the node's writer of the index only). */
+static struct block_record *records_of(const struct member_info *m, const struct block_info *info,
+                                       const uint64_t *place, int n, uint32_t count,
+                                       uint64_t **starts)
 {
-    struct block *r = xmalloc(sizeof(*r) * (count ? count : 1));
+    size_t room = count ? count : 1;
+    struct record_start *rs = xmalloc(sizeof(*rs) * room);
     uint32_t out = 0;
     for (int g = 0; g < n; g++)
         if (m[g].bytes)
-            r[out++] = (struct block){.start = info[g].own_addr,
-                                      .bytes = m[g].bytes,
-                                      .place = (uint32_t)(place[g] / BLOCK_ALIGN),
-                                      .proc = m[g].rank};
-    qsort(r, count, sizeof(*r), by_proc);
+            rs[out++] = (struct record_start){.r = {.bytes = m[g].bytes,
+                                                    .place = (uint32_t)(place[g] / BLOCK_ALIGN),
+                                                    .proc = m[g].rank},
+                                              .start = info[g].own_addr};
+    qsort(rs, count, sizeof(*rs), by_proc);
+    struct block_record *r = xmalloc(sizeof(*r) * room);
+    *starts = xmalloc(sizeof(**starts) * room);
+    for (uint32_t i = 0; i < count; i++) {
+        r[i] = rs[i].r;
+        (*starts)[i] = rs[i].start;
+    }
+    free(rs);
     return r;
 }
 
 /*
  * Each node's members share one object, their blocks in group-rank order:
  * place[g] is member g's offset in its node's object; returns the nodes
- * with members (flags in has_node[num_nodes]).
+ * with members (flags in has_node[num_nodes]) and in *largest the size of
+ * the largest node's object.
  */
 static int lay_out(const char *call, const struct member_info *m, int n, uint64_t *place,
-                   bool *has_node)
+                   bool *has_node, size_t *largest)
 {
     uint64_t *fill = xcalloc((size_t)topo.num_nodes, sizeof(*fill));
     int nnodes = 0;
@@ -124,8 +147,132 @@ static int lay_out(const char *call, const struct member_info *m, int n, uint64_
             armci_die(call, "the blocks of node %d add up to more than %llu GiB", node,
                       (unsigned long long)((uint64_t)BLOCK_ALIGN << 32 >> 30));
     }
+    *largest = 0;
+    for (int node = 0; node < topo.num_nodes; node++)
+        *largest = fill[node] > *largest ? (size_t)fill[node] : *largest;
     free(fill);
     return nnodes;
+}
+
+/*
+ * Every process of the world, in rank order, asked the same bytes (> 0), and lay_out put each
+ * block after those of its node's lower ranks: the places follow from the ranks
+ * (block_index_regular_offset), and the index needs no record.
+ */
+static bool is_regular(const struct member_info *m, int n, const uint64_t *place)
+{
+    if (n != rt.nprocs || m[0].bytes == 0)
+        return false;
+    uint64_t stride = align_up((size_t)m[0].bytes, BLOCK_ALIGN);
+    for (int g = 0; g < n; g++)
+        if (m[g].rank != g || m[g].bytes != m[0].bytes ||
+            place[g] != (uint64_t)topo_local_index(g) * stride)
+            return false;
+    return true;
+}
+
+/* What a member reserves to vote for attempt i's candidate: the largest node object, then 1,
+ * 8 and 64 GiB more, so that later candidates lie below the holes between mappings. */
+static size_t vote_size(size_t largest, int attempt)
+{
+    return largest + (attempt ? (size_t)1 << (27 + 3 * attempt) : 0);
+}
+
+/*
+ * Attempt i's candidate (collective over comm): the lowest of the members' vacant addresses;
+ * 0 if a member found none. The kernel maps downwards from a base it randomizes per process,
+ * so an address below another process's vacant one most likely lies below all its mappings:
+ * one member's candidate (rank 0's, say) would fall among some other's mappings at scale.
+ */
+static uintptr_t agree_candidate(MPI_Comm comm, size_t largest, int attempt)
+{
+    uint64_t mine = shm_vacant_address(vote_size(largest, attempt)), lowest = 0;
+    MPI_Allreduce(&mine, &lowest, 1, MPI_UINT64_T, MPI_MIN, comm);
+    return (uintptr_t)lowest;
+}
+
+/* Test hook: the group's last member finds the candidate taken (true: it holds a page there). */
+static bool hold_for_test(uintptr_t at, int attempt, bool last)
+{
+    bool taken = fault_injected(FAULT_SYMMETRIC_TAKEN) ||
+                 (fault_injected(FAULT_SYMMETRIC_FIRST_TAKEN) && attempt == 0);
+    return last && taken && shm_occupy((void *)at, TEST_HOLD);
+}
+
+/*
+ * Maps obj (NULL: my node has no object) at one address in every member of comm (collective):
+ * that address and in *map my mapping (NULL without an object); 0 when no candidate fitted
+ * every member, with nothing mapped. Every member takes the same branch: the candidates and
+ * the verdicts are reduced over comm.
+ */
+static uintptr_t map_symmetric(MPI_Comm comm, const struct shm_object *obj, size_t largest,
+                               bool last, void **map)
+{
+    *map = NULL;
+    for (int attempt = 0; attempt < SYMMETRIC_TRIES; attempt++) {
+        uintptr_t at = agree_candidate(comm, largest, attempt);
+        if (!at)
+            continue;
+        bool held = hold_for_test(at, attempt, last);
+        void *mine = obj ? shm_map_at(obj, (void *)at) : NULL;
+        if (held)
+            shm_unmap((void *)at, TEST_HOLD);
+        int fits = !obj || mine;
+        MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, comm);
+        if (fits) {
+            *map = mine;
+            return at;
+        }
+        if (mine)
+            shm_unmap(mine, obj->size);
+    }
+    return 0;
+}
+
+/*
+ * Creates my node's object of s->map_size bytes (0: none) and maps it in s->map (collective
+ * over comm; node_group: its members on my node), at one address in every member if the
+ * members agree on one: returns that address (symmetric), else 0. `mapped` runs on the
+ * object's creator once its node has mapped it.
+ */
+static uintptr_t map_node_object(MPI_Comm comm, MPI_Comm node_group, const char *tag,
+                                 struct segment *s, size_t largest, shm_mapped_fn mapped, void *ctx)
+{
+    struct shm_object obj;
+    bool have = s->map_size > 0;
+    if (have)
+        shm_create(node_group, tag, s->map_size, &obj);
+    bool last = s->my_member == s->nmembers - 1;
+    uintptr_t base = largest ? map_symmetric(comm, have ? &obj : NULL, largest, last, &s->map) : 0;
+    if (have && !base)
+        s->map = shm_map_at(&obj, NULL);
+    if (have)
+        shm_publish(node_group, &obj, mapped, ctx);
+    return base;
+}
+
+/*
+ * The segment's block index (collective over node_group): nothing for a regular array mapped
+ * symmetrically (base), else the records of its `count` blocks, written once per node.
+ */
+static void publish_index(struct segment *s, MPI_Comm node_group, uintptr_t base,
+                          const struct member_info *m, const struct block_info *info,
+                          const uint64_t *place, uint32_t count)
+{
+    int n = s->nmembers, node_rank;
+    if (base && is_regular(m, n, place)) {
+        block_index_regular(&s->index, base, m[0].bytes);
+        return;
+    }
+    MPI_Comm_rank(node_group, &node_rank);
+    uint64_t *starts = NULL;
+    struct block_record *records =
+        node_rank == 0 ? records_of(m, info, place, n, count, &starts) : NULL;
+    char tag[64];
+    snprintf(tag, sizeof(tag), "x%016llx-n%d", (unsigned long long)s->id, topo.my_node);
+    block_index_publish(&s->index, node_group, tag, base, records, starts, count);
+    free(records);
+    free(starts);
 }
 
 static int malloc_kind(const char *call, void **ptr_arr, armci_size_t bytes, ARMCI_Group *group,
@@ -154,7 +301,8 @@ static int malloc_kind(const char *call, void **ptr_arr, armci_size_t bytes, ARM
 
     uint64_t *place = xmalloc(sizeof(*place) * (size_t)n);
     bool *has_node = xcalloc((size_t)topo.num_nodes, sizeof(*has_node));
-    s->nnodes = lay_out(call, m, n, place, has_node);
+    size_t largest;
+    s->nnodes = lay_out(call, m, n, place, has_node, &largest);
     for (int g = 0; g < n; g++)
         if (topo_node_of(m[g].rank) == topo.my_node)
             s->map_size += align_up((size_t)m[g].bytes, BLOCK_ALIGN);
@@ -168,8 +316,8 @@ static int malloc_kind(const char *call, void **ptr_arr, armci_size_t bytes, ARM
     int node_rank;
     MPI_Comm_rank(node_group, &node_rank);
     s->server_mapped_here = with_server && node_rank == 0;
-    s->map = shm_map_collective(node_group, tag, s->map_size,
-                                with_server ? register_with_server : NULL, &reg);
+    uintptr_t base = map_node_object(comm, node_group, tag, s, largest,
+                                     with_server ? register_with_server : NULL, &reg);
     if (with_server)
         MPI_Bcast(&reg, sizeof(reg), MPI_BYTE, 0, node_group);
 
@@ -194,22 +342,22 @@ static int malloc_kind(const char *call, void **ptr_arr, armci_size_t bytes, ARM
         if (has_node[node])
             s->nodes[k++] = (struct seg_node){.node = node};
     }
-    /* Same-node blocks are addressed through my mapping, the others as their owners see them. */
+    /* Symmetric: every block at base plus its place, in every member. Else same-node blocks
+     * are addressed through my mapping, the others as their owners see them. */
     uint32_t count = 0;
     for (int g = 0; g < n; g++) {
         int node = topo_node_of(m[g].rank);
         s->nodes[node_at[node]].server_base = info[g].server_base;
         s->nodes[node_at[node]].rkey = info[g].rkey;
-        uintptr_t view = node == topo.my_node ? (uintptr_t)s->map + place[g] : info[g].own_addr;
+        uintptr_t view = base                   ? base + place[g]
+                         : node == topo.my_node ? (uintptr_t)s->map + place[g]
+                                                : info[g].own_addr;
         ptr_arr[g] = m[g].bytes ? (void *)view : NULL;
         count += m[g].bytes != 0;
     }
     s->my_view = (uintptr_t)ptr_arr[me];
-    struct block *records = node_rank == 0 ? records_of(m, info, place, n, count) : NULL;
-    snprintf(tag, sizeof(tag), "x%016llx-n%d", (unsigned long long)s->id, topo.my_node);
-    block_index_publish(&s->index, node_group, tag, records, count);
+    publish_index(s, node_group, base, m, info, place, count);
     MPI_Comm_free(&node_group);
-    free(records);
     free(node_at);
     free(has_node);
     free(info);

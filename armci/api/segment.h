@@ -6,10 +6,15 @@
  * node's members live in one shared-memory object mapped by all of them;
  * the node's data server has it mapped and registered too (remote access).
  *
- * Addresses: in process q, ptr_arr[p] is q's own mapping of p's block when p
- * is on q's node (directly usable, as in classic ARMCI), and p's own address
- * of its block otherwise. RDMA and data-server requests use the address of
- * the block in the data server's mapping ("server address").
+ * Addresses: the members first try to map their nodes' objects at one
+ * address (symmetric: a candidate all of them agree on, a few tries); then
+ * ptr_arr[p] is that address plus p's place in its node's object, the same
+ * in every member and p's own address of its block. Failing that, in
+ * process q, ptr_arr[p] is q's own mapping of p's block when p is on q's
+ * node, and p's own address of its block otherwise. Either way same-node
+ * blocks are directly usable, as in classic ARMCI. RDMA and data-server
+ * requests use the address of the block in the data server's mapping
+ * ("server address").
  */
 #ifndef ARMCI_API_SEGMENT_H
 #define ARMCI_API_SEGMENT_H
@@ -33,10 +38,10 @@ struct seg_node {
 };
 
 /*
- * What is per member (each block's address and size, its place in its
- * node's object) is in the segment's block index, one compact record per
- * block kept once per node (block_index.h); the rest of a segment is per
- * node, and my own block.
+ * What is per member (each block's size and place in its node's object, its
+ * address unless the mapping is symmetric) is in the segment's block index,
+ * kept once per node and empty for a regular array (block_index.h); the rest
+ * of a segment is per node, and my own block.
  */
 struct segment {
     uint64_t id;   /* job-unique */

@@ -75,21 +75,20 @@ static void index_changed(void)
 }
 
 /* Where block b of s starts here: through my mapping if its process is on my node (local),
- * else as its owner sees it (what ptr_arr gave). */
+ * else as its owner sees it (what ptr_arr gave; the same when the mapping is symmetric). */
 static inline uintptr_t block_start(const struct segment *s, const struct block *b, bool local)
 {
-    return local ? (uintptr_t)s->map + (uintptr_t)b->place * BLOCK_ALIGN : (uintptr_t)b->start;
+    return local ? (uintptr_t)s->map + b->offset : b->start;
 }
 
-/* proc's block of s if it holds addr. */
-static inline const struct block *block_holding(const struct segment *s, int proc, bool local,
-                                                uintptr_t addr)
+/* proc's block of s (in *b) if it holds addr (node: proc's). */
+static inline bool block_holding(const struct segment *s, int proc, int node, uintptr_t addr,
+                                 struct block *b)
 {
-    const struct block *b = block_index_of(&s->index, proc);
-    if (!b)
-        return NULL;
-    uintptr_t start = block_start(s, b, local);
-    return addr - start < b->bytes && addr >= start ? b : NULL;
+    if (!block_index_of(&s->index, proc, node, b))
+        return false;
+    uintptr_t start = block_start(s, b, node == topo.my_node);
+    return addr - start < b->bytes && addr >= start;
 }
 
 static inline unsigned hint_of(int proc, uintptr_t addr)
@@ -99,41 +98,41 @@ static inline unsigned hint_of(int proc, uintptr_t addr)
 }
 
 /* proc's block holding addr in the segment of slot, if it is live. */
-static const struct block *block_in_slot(uint32_t slot, int proc, bool local, uintptr_t addr)
+static bool block_in_slot(uint32_t slot, int proc, int node, uintptr_t addr, struct block *b)
 {
     if (slot >= seg_slots || !seg_table[slot])
-        return NULL;
+        return false;
 #if ARMCI_MUTANT_IS(index_hint_trusted) /* the bug: the hinted segment, unchecked */
-    return block_index_of(&seg_table[slot]->index, proc);
+    return block_index_of(&seg_table[slot]->index, proc, node, b);
 #else
-    return block_holding(seg_table[slot], proc, local, addr);
+    return block_holding(seg_table[slot], proc, node, addr, b);
 #endif
 }
 
 /*
- * The block of proc holding addr, in any segment (runtime lock held); *slot_out is its
- * segment's slot. The hints first, then a scan of the live segments: the records are per
+ * The block of proc (on node) holding addr (in *b), in any segment (runtime lock held); *slot_out
+ * is its segment's slot. The hints first, then a scan of the live segments: the records are per
  * segment and shared by the node, so nothing per process orders them by address.
  */
-static const struct block *index_find(int proc, bool local, uintptr_t addr, uint32_t *slot_out)
+static bool index_find(int proc, int node, uintptr_t addr, struct block *b, uint32_t *slot_out)
 {
     unsigned h = hint_of(proc, addr);
     uint32_t tried[2] = {slot_hint[h] - 1, last_slot};
-    const struct block *b = NULL;
-    for (int i = 0; i < 2 && !b; i++)
-        if ((b = block_in_slot(tried[i], proc, local, addr)))
+    bool found = false;
+    for (int i = 0; i < 2 && !found; i++)
+        if ((found = block_in_slot(tried[i], proc, node, addr, b)))
             *slot_out = tried[i];
-    for (uint32_t i = 0; i < seg_slots && !b; i++) {
+    for (uint32_t i = 0; i < seg_slots && !found; i++) {
         if (i == tried[0] || i == tried[1] || !seg_table[i])
             continue;
-        if ((b = block_holding(seg_table[i], proc, local, addr)))
+        if ((found = block_holding(seg_table[i], proc, node, addr, b)))
             *slot_out = i;
     }
-    if (b) {
+    if (found) {
         slot_hint[h] = *slot_out + 1;
         last_slot = *slot_out;
     }
-    return b;
+    return found;
 }
 
 /* Where the segment's object of `node` is (the node has members). */
@@ -168,19 +167,19 @@ void seg_resolve(const char *call, const char *arg, int proc, const void *addr, 
         int node = topo_node_of(proc);
         bool local = node == topo.my_node;
         uint32_t slot = 0;
-        const struct block *b = index_find(proc, local, a, &slot);
-        if (b) {
+        struct block b;
+        if (index_find(proc, node, a, &b, &slot)) {
             const struct segment *s = seg_table[slot];
             const struct seg_node *sn = seg_node_of(s, node);
-            uintptr_t start = block_start(s, b, local);
+            uintptr_t start = block_start(s, &b, local);
             struct resolved *c = &resolve_cache[resolve_next++ % RESOLVE_CACHE];
             *c = (struct resolved){
                 .generation = index_generation,
                 .proc = proc,
                 .node = node,
                 .start = start,
-                .end = start + b->bytes,
-                .server_addr = sn->server_base + (uint64_t)b->place * BLOCK_ALIGN,
+                .end = start + b.bytes,
+                .server_addr = sn->server_base + b.offset,
                 .rkey = sn->rkey,
             };
             hit = c;
@@ -217,13 +216,15 @@ bool seg_block(uint64_t id, int proc, void **start, size_t *bytes)
 {
     rt_lock();
     const struct segment *s = segment_table_by_id(id);
-    const struct block *b = s ? block_index_of(&s->index, proc) : NULL;
-    if (b) {
-        *start = (void *)block_start(s, b, topo_node_of(proc) == topo.my_node);
-        *bytes = (size_t)b->bytes;
+    struct block b;
+    int node = topo_node_of(proc);
+    bool found = s && block_index_of(&s->index, proc, node, &b);
+    if (found) {
+        *start = (void *)block_start(s, &b, node == topo.my_node);
+        *bytes = (size_t)b.bytes;
     }
     rt_unlock();
-    return b != NULL;
+    return found;
 }
 
 void segment_table_insert(struct segment *s)

@@ -11,9 +11,6 @@
 #include "api/segment.h"
 #include "core/util.h"
 
-/* Blocks start on cache lines: fine for every ARMCI type and avoids false sharing. */
-#define BLOCK_ALIGN CACHE_LINE
-
 /* Puts s (its block index published) in a free slot of the table (runtime lock held). */
 void segment_table_insert(struct segment *s);
 /* Takes s out (runtime lock held); the caller releases its index and frees it. */

@@ -39,6 +39,10 @@ enum fault {
     FAULT_SERVER_BACKLOG = 1 << 10,
     /* the process writing a segment's block index for its node is killed halfway through */
     FAULT_INDEX_WRITER_DIES = 1 << 11,
+    /* ARMCI_Malloc's last member finds every candidate address of a symmetric mapping taken
+     * (the members fall back to mappings of their own), or only the first (they retry) */
+    FAULT_SYMMETRIC_TAKEN = 1 << 12,
+    FAULT_SYMMETRIC_FIRST_TAKEN = 1 << 13,
 };
 
 /* How often the break points above break a connection: every this many posts (client) or

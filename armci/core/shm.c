@@ -26,13 +26,77 @@ static void unlink_pending(void)
     pending_name[0] = 0;
 }
 
-static void *map_fd(int fd, size_t size, const char *name)
+/* Kernels before 4.17 do not know the flag and take the address as a hint: shm_map_at checks
+ * where the mapping landed. */
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+void shm_create(MPI_Comm comm, const char *tag, size_t size, struct shm_object *obj)
 {
-    void *addr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (addr == MAP_FAILED)
-        armci_die(NULL, "mmap of shared memory %s (%zu bytes) failed: %s", name, size,
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    *obj = (struct shm_object){.fd = -1, .size = size};
+    snprintf(obj->name, sizeof(obj->name), "/armci-%s-%s", rt.job_id, tag);
+
+    int err = 0;
+    armci_on_die(unlink_pending);
+    snprintf(pending_name, sizeof(pending_name), "%s", obj->name);
+    if (rank == 0) {
+        obj->fd = shm_open(obj->name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        if (obj->fd < 0)
+            err = errno;
+        else if (ftruncate(obj->fd, (off_t)size) != 0)
+            err = errno;
+        if (err && obj->fd >= 0) {
+            close(obj->fd);
+            shm_unlink(obj->name);
+        }
+    }
+    MPI_Bcast(&err, 1, MPI_INT, 0, comm);
+    if (err)
+        armci_die(NULL, "cannot create shared memory %s of %zu bytes: %s (is /dev/shm full?)",
+                  obj->name, size, strerror(err));
+
+    if (rank != 0) {
+        if (fault_injected(FAULT_SHM_PEER_DIES))
+            armci_die(NULL, "injected failure after shared memory %s was created", obj->name);
+        obj->fd = shm_open(obj->name, O_RDWR, 0600);
+        if (obj->fd < 0)
+            armci_die(NULL, "cannot open shared memory %s: %s", obj->name, strerror(errno));
+    }
+}
+
+void *shm_map_at(const struct shm_object *obj, void *at)
+{
+    int flags = MAP_SHARED | (at ? MAP_FIXED_NOREPLACE : 0);
+    void *addr = mmap(at, obj->size, PROT_READ | PROT_WRITE, flags, obj->fd, 0);
+    if (addr == MAP_FAILED && !at)
+        armci_die(NULL, "mmap of shared memory %s (%zu bytes) failed: %s", obj->name, obj->size,
                   strerror(errno));
+    if (addr == MAP_FAILED)
+        return NULL;
+    if (at && addr != at) { /* an old kernel's hint, not honoured */
+        munmap(addr, obj->size);
+        return NULL;
+    }
     return addr;
+}
+
+void shm_publish(MPI_Comm comm, struct shm_object *obj, shm_mapped_fn mapped, void *ctx)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    close(obj->fd);
+    obj->fd = -1;
+    /* Everyone has mapped it: the name is no longer needed. */
+    MPI_Barrier(comm);
+    if (rank == 0) {
+        if (mapped)
+            mapped(ctx, obj->name, obj->size);
+        shm_unlink(obj->name);
+    }
+    pending_name[0] = 0;
 }
 
 void *shm_map_collective(MPI_Comm comm, const char *tag, size_t size, shm_mapped_fn mapped,
@@ -40,51 +104,29 @@ void *shm_map_collective(MPI_Comm comm, const char *tag, size_t size, shm_mapped
 {
     if (size == 0)
         return NULL;
-
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    char name[96];
-    snprintf(name, sizeof(name), "/armci-%s-%s", rt.job_id, tag);
-
-    int fd = -1;
-    int err = 0;
-    armci_on_die(unlink_pending);
-    snprintf(pending_name, sizeof(pending_name), "%s", name);
-    if (rank == 0) {
-        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-        if (fd < 0)
-            err = errno;
-        else if (ftruncate(fd, (off_t)size) != 0)
-            err = errno;
-        if (err && fd >= 0) {
-            close(fd);
-            shm_unlink(name);
-        }
-    }
-    MPI_Bcast(&err, 1, MPI_INT, 0, comm);
-    if (err)
-        armci_die(NULL, "cannot create shared memory %s of %zu bytes: %s (is /dev/shm full?)", name,
-                  size, strerror(err));
-
-    if (rank != 0) {
-        if (fault_injected(FAULT_SHM_PEER_DIES))
-            armci_die(NULL, "injected failure after shared memory %s was created", name);
-        fd = shm_open(name, O_RDWR, 0600);
-        if (fd < 0)
-            armci_die(NULL, "cannot open shared memory %s: %s", name, strerror(errno));
-    }
-    void *addr = map_fd(fd, size, name);
-    close(fd);
-
-    /* Everyone has mapped it: the name is no longer needed. */
-    MPI_Barrier(comm);
-    if (rank == 0) {
-        if (mapped)
-            mapped(ctx, name, size);
-        shm_unlink(name);
-    }
-    pending_name[0] = 0;
+    struct shm_object obj;
+    shm_create(comm, tag, size, &obj);
+    void *addr = shm_map_at(&obj, NULL);
+    shm_publish(comm, &obj, mapped, ctx);
     return addr;
+}
+
+uintptr_t shm_vacant_address(size_t size)
+{
+    void *addr = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (addr == MAP_FAILED)
+        return 0;
+    munmap(addr, size);
+    return (uintptr_t)addr;
+}
+
+bool shm_occupy(void *at, size_t size)
+{
+    void *addr =
+        mmap(at, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (addr != MAP_FAILED && addr != at)
+        munmap(addr, size);
+    return addr == at;
 }
 
 void *shm_try_map_existing(const char *name, size_t size, int *err)

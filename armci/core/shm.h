@@ -7,7 +7,9 @@
 #define ARMCI_CORE_SHM_H
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Called on the creator once every process of comm has mapped the object. */
 typedef void (*shm_mapped_fn)(void *ctx, const char *name, size_t size);
@@ -20,6 +22,30 @@ typedef void (*shm_mapped_fn)(void *ctx, const char *name, size_t size);
  */
 void *shm_map_collective(MPI_Comm comm, const char *tag, size_t size, shm_mapped_fn mapped,
                          void *ctx);
+
+/*
+ * The same in three steps, for a caller that chooses where each process maps
+ * the object (ARMCI_Malloc's symmetric mapping): shm_create (collective: rank
+ * 0 creates it, every process opens it), shm_map_at as often as needed, then
+ * shm_publish (collective: rank 0 runs `mapped` and removes the name, every
+ * process closes its descriptor).
+ */
+struct shm_object {
+    int fd;
+    size_t size;
+    char name[96];
+};
+void shm_create(MPI_Comm comm, const char *tag, size_t size, struct shm_object *obj);
+/* Maps obj at `at` exactly, or NULL if some of that range is taken (nothing is replaced);
+ * at NULL: where the kernel chooses (dies on failure). */
+void *shm_map_at(const struct shm_object *obj, void *at);
+void shm_publish(MPI_Comm comm, struct shm_object *obj, shm_mapped_fn mapped, void *ctx);
+
+/* An address where `size` bytes were free a moment ago (taken from a real mapping, so it
+ * lies where a sanitizer lets the application map), or 0. */
+uintptr_t shm_vacant_address(size_t size);
+/* Makes [at, at + size) inaccessible (tests: an address taken); false if any was taken. */
+bool shm_occupy(void *at, size_t size);
 
 /*
  * Maps an existing, not yet unlinked object by name (for the data server).

@@ -18,7 +18,8 @@
  *   shm-peer-dies          (with ARMCI_TEST_HOOKS=8) a process dies while a new
  *                          shared-memory object still has its name
  *   index-writer-dies      (with ARMCI_TEST_HOOKS=2048) the process writing a block
- *                          index for its node is killed halfway through
+ *                          index for its node is killed halfway through (an array
+ *                          of irregular sizes: a regular one has no index)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -177,7 +178,9 @@ int main(int argc, char **argv)
     void *seg[64];
     if (strcmp(mode, "link-peers") != 0) {
         CHECK(nprocs == 4 && !ARMCI_Same_node(partner()), "run with 4 processes in 2 nodes");
-        ARMCI_Malloc(seg, BLOCK);
+        /* A regular array (every process BLOCK) has no index to write: sizes differ there. */
+        bool irregular = !strcmp(mode, "index-writer-dies");
+        ARMCI_Malloc(seg, BLOCK + (irregular ? 64 * (me % 2) : 0));
     }
 
     if (!strcmp(mode, "link-attack") && argc > 2)

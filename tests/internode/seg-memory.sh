@@ -3,7 +3,8 @@
 # Runs TEST (test_seg_memory) at 16 processes in 4 nodes, 32 in 4 nodes and 32 in 8
 # nodes, then compares what each run reports per segment: the segment table must be the
 # same for the same nodes whatever the processes, and grow by the same step per node;
-# the block index (one record per process, kept once per node) is the same for the same nodes
+# the block index of an irregular array (one record per process, kept once per node; a
+# regular array keeps none, which the test itself checks) is the same for the same nodes
 # whatever the processes (a process of 8 counts an eighth of twice the records) and doubles
 # with the nodes; the directory of UD addresses is the node's once: a process of 8 counts an
 # eighth of it; and it keeps no GID bytes a node where the job's GIDs are all alike (softib's

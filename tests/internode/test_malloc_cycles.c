@@ -1,7 +1,9 @@
 /*
  * Memory stays flat over ARMCI_Malloc/ARMCI_Free cycles: every process
  * allocates a block of its own size (one rank of each node 0 bytes, every
- * fourth cycle), puts a pattern into its successor's block, which the
+ * fourth cycle; every process the same size, every eighth: a regular array,
+ * whose index keeps no record, where the others keep a 16-byte record a
+ * block once per node), puts a pattern into its successor's block, which the
  * successor checks, and everybody frees. After a warm-up of CYCLES/10,
  * CYCLES more must leave:
  *   - what ARMCI_Malloc keeps (memstat's segments, index, sync and groups)
@@ -43,19 +45,39 @@ static long mappings(void)
 
 static int me, n;
 
+static bool regular_cycle(long cycle)
+{
+    return cycle % 8 == 5;
+}
+
 static size_t block_size(long cycle, int rank)
 {
     /* The last rank of a node asks for nothing every fourth cycle (GA does, for empty
      * distributions): the segment has members without blocks. */
     if (cycle % 4 == 3 && topo_node_of(rank) != topo_node_of((rank + 1) % n))
         return 0;
-    return 64 + (size_t)((rank * 977 + cycle * 131) % 4096);
+    return 64 + (size_t)(((regular_cycle(cycle) ? 0 : rank * 977) + cycle * 131) % 4096);
+}
+
+/* The index the cycle's array added, over my node: nothing when regular, else a 16-byte
+ * record a block (every process maps the array at one address: no address in it). */
+static void check_index(long cycle, long added)
+{
+    long node = 0, blocks = 0;
+    for (int p = 0; p < n; p++)
+        blocks += block_size(cycle, p) > 0;
+    MPI_Allreduce(&added, &node, 1, MPI_LONG, MPI_SUM, topo.node_comm);
+    long want = regular_cycle(cycle) ? 0 : 16 * blocks;
+    CHECK(node == want, "cycle %ld: the node counts %ld bytes of index, not %ld", cycle, node,
+          want);
 }
 
 static void cycle_once(long cycle, void **ptrs, unsigned char *buf)
 {
     size_t mine = block_size(cycle, me);
+    long index0 = memstat_now(MEM_INDEX);
     ARMCI_Malloc(ptrs, (armci_size_t)mine);
+    check_index(cycle, memstat_now(MEM_INDEX) - index0);
     int next = (me + 1) % n, prev = (me + n - 1) % n;
     size_t out = block_size(cycle, next); /* the successor's block, filled whole */
     if (out > 0) {

@@ -59,7 +59,6 @@ void buffer_pool_create(struct buffer_pool *p, const char *call, const char *wha
 {
     *p = (struct buffer_pool){.what = what,
                               .size = size,
-                              .initial = initial,
                               .max = max > initial ? max : initial,
                               .remote = remote,
                               .kind = kind};

@@ -50,7 +50,6 @@ struct buffer_pool {
     const char *what;  /* names the pool in error messages */
     size_t size;       /* of each buffer */
     int count;         /* buffers registered now */
-    int initial;       /* what it starts with and never goes below */
     int max;           /* what it may grow to */
     int free;          /* buffers on the free list */
     int peak;          /* most in use at once since the last trim */
@@ -115,7 +114,7 @@ void buffer_pool_release_all(struct buffer_pool *p);
 /*
  * When every buffer is free and a second has passed since the last trim
  * (`now`, in seconds): deregisters the newest chunks that the most buffers
- * in use at once since then did not reach (never below initial), and starts
+ * in use at once since then did not reach (never the first chunk), and starts
  * counting that peak again. The owner calls it where it is idle; the second
  * keeps a pool used in bursts from being registered over and over.
  */

@@ -82,8 +82,9 @@ MIB = 1024 * 1024
 # reached over UD holds at both ends, P the client's record and first ring of such a node.
 KIND_TERMS = {
     "segments": ("1", "M"),      # a record per segment, 16 B per node of each
-    # 16 B per block of an irregular array (24 B without a symmetric mapping; none for a
-    # regular one; LU: its grid's, at most 64): kept once per node, a k-th a process
+    # 16 B per run of an irregular array's blocks (equal blocks that follow one another: a block
+    # distribution's are a few a node, a few in all at k = 1; 24 B and a run a block without
+    # a symmetric mapping; none for a regular array): kept once per node, a k-th a process
     "index": ("1/k", "N/k", "M/k"),
     # 4 N, 22 M, 2 N (LIDs), 4 N + 4 M (UD data QPs): kept once per node, a k-th a process
     "directory": ("N/k", "M/k", "L/k", "HN/k", "HM/k"),

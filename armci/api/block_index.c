@@ -25,35 +25,35 @@ void block_index_regular(struct block_index *ix, uintptr_t base, uint64_t bytes)
     *ix = (struct block_index){.base = base, .regular = bytes};
 }
 
-/* The bytes of ix's records (and starts). */
+/* The bytes of ix's runs (and starts). */
 static size_t block_index_size(const struct block_index *ix)
 {
-    return (sizeof(struct block_record) + (ix->base ? 0 : sizeof(uint64_t))) * ix->count;
+    return (sizeof(struct block_run) + (ix->base ? 0 : sizeof(uint64_t))) * ix->count;
 }
 
-/* The writer's copy of the records (and starts) into the index's memory. */
-static void write_records(char *out, const struct block_record *records, const uint64_t *starts,
-                          uint32_t count)
+/* The writer's copy of the runs (and starts) into the index's memory. */
+static void write_runs(char *out, const struct block_run *runs, const uint64_t *starts,
+                       uint32_t count)
 {
-    size_t bytes = sizeof(*records) * count;
+    size_t bytes = sizeof(*runs) * count;
     bool dies = fault_injected(FAULT_INDEX_WRITER_DIES) && topo.my_node == topo.num_nodes - 1;
     size_t half = dies ? bytes / 2 : bytes;
-    memcpy(out, records, half);
+    memcpy(out, runs, half);
     if (half < bytes)
         raise(SIGKILL); /* as a writer killed halfway: its node must not go on */
-    memcpy(out + half, (const char *)records + half, bytes - half);
+    memcpy(out + half, (const char *)runs + half, bytes - half);
     if (starts)
         memcpy(out + bytes, starts, sizeof(*starts) * count);
 }
 
 void block_index_publish(struct block_index *ix, MPI_Comm node_group, const char *tag,
-                         uintptr_t base, const struct block_record *records, const uint64_t *starts,
-                         uint32_t count)
+                         uintptr_t base, const struct block_run *runs, const uint64_t *starts,
+                         uint32_t count, int32_t end)
 {
     int members, rank;
     MPI_Comm_size(node_group, &members);
     MPI_Comm_rank(node_group, &rank);
-    *ix = (struct block_index){.base = base, .count = count};
+    *ix = (struct block_index){.base = base, .count = count, .end = end};
     /* Starts only where the mapping is not symmetric (every member knows whether it is). */
     size_t bytes = block_index_size(ix);
     if (count == 0)
@@ -67,7 +67,7 @@ void block_index_publish(struct block_index *ix, MPI_Comm node_group, const char
         ix->shared = true;
     }
     if (rank == 0)
-        write_records(out, records, base ? NULL : starts, count);
+        write_runs(out, runs, base ? NULL : starts, count);
     if (members > 1) {
         MPI_Barrier(node_group); /* written before anyone reads */
         /* Read-only from here: a stray write of the application faults where it happens
@@ -85,7 +85,10 @@ void block_index_publish(struct block_index *ix, MPI_Comm node_group, const char
         ix->shared = false;
     }
 #endif
-    ix->records = (const struct block_record *)out;
+    ix->runs = (const struct block_run *)out;
+    /* Runs rise by process, at least one apart: count runs from process 0 that end at the job's
+     * last are one a process. */
+    ix->dense = count == (uint32_t)rt.nprocs && end == rt.nprocs && ix->runs[0].proc == 0;
 
     /* The writer counts the remainder of the division too: the node's shares add up. */
     ix->held = (long)bytes / members + (rank == 0 ? (long)bytes % members : 0);
@@ -95,7 +98,7 @@ void block_index_publish(struct block_index *ix, MPI_Comm node_group, const char
 
 void block_index_release(struct block_index *ix)
 {
-    void *mem = (void *)ix->records; /* this process's mapping or allocation (none: regular) */
+    void *mem = (void *)ix->runs; /* this process's mapping or allocation (none: regular) */
     if (ix->shared)
         shm_unmap(mem, block_index_size(ix));
     else

@@ -87,42 +87,77 @@ static void destroy_segment(struct segment *s)
 /* What the test hook holds at a candidate (FAULT_SYMMETRIC_TAKEN). */
 #define TEST_HOLD 4096
 
-/* A record and its block's start in its owner's address space, while they are sorted. */
-struct record_start {
-    struct block_record r;
+/* A member's block and its start in its owner's address space, while they are sorted. */
+struct block_start {
+    int32_t proc;
+    uint32_t place; /* in BLOCK_ALIGN units */
+    uint64_t bytes;
     uint64_t start;
 };
 
 static int by_proc(const void *a, const void *b)
 {
-    const struct record_start *x = a, *y = b;
-    return (x->r.proc > y->r.proc) - (x->r.proc < y->r.proc);
+    const struct block_start *x = a, *y = b;
+    return (x->proc > y->proc) - (x->proc < y->proc);
 }
 
-/* The segment's records by process, and in *starts each block's start in its owner's
- * address space, beside them (the node's writer of the index only). */
-static struct block_record *records_of(const struct member_info *m, const struct block_info *info,
-                                       const uint64_t *place, int n, uint32_t count,
-                                       uint64_t **starts)
+/* Whether b extends run r, whose last process is `last` (symmetric mappings only: otherwise a
+ * run is one block, its start beside it). Sets r->stepped at the run's second block. */
+static bool extends_run(struct block_run *r, int32_t last, const struct block_start *b)
 {
-    size_t room = count ? count : 1;
-    struct record_start *rs = xmalloc(sizeof(*rs) * room);
-    uint32_t out = 0;
+#if ARMCI_MUTANT_IS(runs_never_merged) /* the bug: a run a block, as the records were */
+    return false;
+#endif
+    if (r->bytes == 0 || b->proc != last + 1 || b->bytes != r->bytes)
+        return false;
+    uint64_t after = (uint64_t)(b->proc - r->proc);
+    uint64_t step = align_up((size_t)b->bytes, BLOCK_ALIGN) / BLOCK_ALIGN;
+    if (after == 1 && b->place == r->place + step)
+        r->stepped = 1; /* the next block on the same node */
+    else if (after == 1 && b->place == r->place)
+        r->stepped = 0; /* at the same place on the next node */
+    return b->place == r->place + (r->stepped ? after * step : 0);
+}
+
+/*
+ * The segment's runs by process (the node's writer of the index only): the blocks of the
+ * `count` members that asked for some, a gap between processes that follow one another without
+ * (a run of 0 bytes); when the mapping is symmetric (base), processes that follow one another
+ * with equal blocks placed alike share a run. In *starts, without it, each block's start in its
+ * owner's address space beside its run. Returns the runs' number.
+ */
+static uint32_t runs_of(const struct member_info *m, const struct block_info *info,
+                        const uint64_t *place, int n, uint32_t count, uintptr_t base,
+                        struct block_run **runs_out, uint64_t **starts)
+{
+    size_t room = count ? 2 * (size_t)count : 1; /* a run and a gap a block at most */
+    struct block_start *bs = xmalloc(sizeof(*bs) * room);
+    uint32_t blocks = 0;
     for (int g = 0; g < n; g++)
         if (m[g].bytes)
-            rs[out++] = (struct record_start){.r = {.bytes = m[g].bytes,
-                                                    .place = (uint32_t)(place[g] / BLOCK_ALIGN),
-                                                    .proc = m[g].rank},
-                                              .start = info[g].own_addr};
-    qsort(rs, count, sizeof(*rs), by_proc);
-    struct block_record *r = xmalloc(sizeof(*r) * room);
+            bs[blocks++] = (struct block_start){.proc = m[g].rank,
+                                                .place = (uint32_t)(place[g] / BLOCK_ALIGN),
+                                                .bytes = m[g].bytes,
+                                                .start = info[g].own_addr};
+    qsort(bs, blocks, sizeof(*bs), by_proc);
+    struct block_run *runs = xmalloc(sizeof(*runs) * room);
     *starts = xmalloc(sizeof(**starts) * room);
-    for (uint32_t i = 0; i < count; i++) {
-        r[i] = rs[i].r;
-        (*starts)[i] = rs[i].start;
+    uint32_t out = 0;
+    for (uint32_t i = 0; i < blocks; i++) {
+        int32_t last = i ? bs[i - 1].proc : 0;
+        if (i && base && extends_run(&runs[out - 1], last, &bs[i]))
+            continue;
+        if (i && bs[i].proc != last + 1) { /* processes without a block between */
+            runs[out] = (struct block_run){.bytes = 0, .proc = last + 1};
+            (*starts)[out++] = 0;
+        }
+        runs[out] =
+            (struct block_run){.bytes = bs[i].bytes, .proc = bs[i].proc, .place = bs[i].place};
+        (*starts)[out++] = bs[i].start;
     }
-    free(rs);
-    return r;
+    free(bs);
+    *runs_out = runs;
+    return out;
 }
 
 /*
@@ -157,7 +192,7 @@ static int lay_out(const char *call, const struct member_info *m, int n, uint64_
 /*
  * Every process of the world, in rank order, asked the same bytes (> 0), and lay_out put each
  * block after those of its node's lower ranks: the places follow from the ranks
- * (block_index_regular_offset), and the index needs no record.
+ * (block_index_regular_offset), and the index needs no run.
  */
 static bool is_regular(const struct member_info *m, int n, const uint64_t *place)
 {
@@ -253,7 +288,7 @@ static uintptr_t map_node_object(MPI_Comm comm, MPI_Comm node_group, const char 
 
 /*
  * The segment's block index (collective over node_group): nothing for a regular array mapped
- * symmetrically (base), else the records of its `count` blocks, written once per node.
+ * symmetrically (base), else the runs of its `count` blocks, written once per node.
  */
 static void publish_index(struct segment *s, MPI_Comm node_group, uintptr_t base,
                           const struct member_info *m, const struct block_info *info,
@@ -266,12 +301,18 @@ static void publish_index(struct segment *s, MPI_Comm node_group, uintptr_t base
     }
     MPI_Comm_rank(node_group, &node_rank);
     uint64_t *starts = NULL;
-    struct block_record *records =
-        node_rank == 0 ? records_of(m, info, place, n, count, &starts) : NULL;
+    struct block_run *runs = NULL;
+    uint32_t nruns = 0;
+    if (node_rank == 0)
+        nruns = runs_of(m, info, place, n, count, base, &runs, &starts);
+    MPI_Bcast(&nruns, 1, MPI_UINT32_T, 0, node_group);
+    int32_t end = 0; /* one past the last process with a block */
+    for (int g = 0; g < n; g++)
+        end = m[g].bytes && m[g].rank + 1 > end ? m[g].rank + 1 : end;
     char tag[64];
     snprintf(tag, sizeof(tag), "x%016llx-n%d", (unsigned long long)s->id, topo.my_node);
-    block_index_publish(&s->index, node_group, tag, base, records, starts, count);
-    free(records);
+    block_index_publish(&s->index, node_group, tag, base, runs, starts, nruns, end);
+    free(runs);
     free(starts);
 }
 

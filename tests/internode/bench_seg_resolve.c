@@ -6,11 +6,14 @@
  *   miss: cycling over more blocks than the cache holds (the index answers),
  * each the best of 5 rounds;
  * and checks along the way that every lookup gives a consistent answer.
- * Usage: bench_seg_resolve [ARRAYS [LOOKUPS]]; prints one line per case.
+ * Usage: bench_seg_resolve [ARRAYS [LOOKUPS [blocked]]]; prints one line per case.
+ *   blocked: the first half of the processes ask 64 B more, as a block distribution
+ *            (irregular arrays: the index keeps runs) instead of the same bytes (regular)
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "api/segment.h"
@@ -52,11 +55,12 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     int arrays = argc > 1 ? atoi(argv[1]) : 20;
     long lookups = argc > 2 ? atol(argv[2]) : 2000000;
+    int blocked = argc > 3 && strcmp(argv[3], "blocked") == 0;
 
     void ***ptrs = malloc(sizeof(*ptrs) * (size_t)arrays);
     for (int a = 0; a < arrays; a++) {
         ptrs[a] = malloc(sizeof(void *) * (size_t)n);
-        ARMCI_Malloc(ptrs[a], BLOCK);
+        ARMCI_Malloc(ptrs[a], BLOCK + (blocked && me < n / 2 ? 64 : 0));
     }
 
     if (me == 0 && n > 1) {
@@ -101,7 +105,8 @@ int main(int argc, char **argv)
             hit = h < hit ? h : hit;
             miss = m < miss ? m : miss;
         }
-        printf("seg_resolve procs=%d arrays=%d hit_ns=%.1f miss_ns=%.1f\n", n, arrays, hit, miss);
+        printf("seg_resolve procs=%d arrays=%d%s hit_ns=%.1f miss_ns=%.1f\n", n, arrays,
+               blocked ? " blocked" : "", hit, miss);
     }
 
     ARMCI_Barrier();

@@ -3,9 +3,9 @@
  * nodes of the group (a server base and rkey per node); the block index
  * keeps nothing for a regular array (every process the same bytes: every
  * member maps its node's object at one address, and the places follow from
- * the ranks) and, for an irregular one, a compact record per process that
- * has a block, kept once per node in one object of its shared memory that
- * every process of the node maps (the same inode in /proc/self/maps), each
+ * the ranks) and, for an irregular one, runs of blocks (here a run per
+ * process: the sizes change from one rank to the next), kept once per node in one object of its
+ * shared memory that every process of the node maps (the same inode in /proc/self/maps), each
  * counting a share; so is the directory of UD addresses; topology and mutex
  * tables keep nothing per process.
  * Prints one SEGMEM line for seg-memory.sh, which compares runs of different
@@ -32,14 +32,14 @@ static size_t array_bytes(int a, int regular, int p)
     return 1000 + 8 * (size_t)a + (a < regular ? 0 : 72 * (size_t)(p % 3));
 }
 
-/* Array a's index: symmetric; no records when regular; else one a process, in shared memory
+/* Array a's index: symmetric; no runs when regular; else one a process, in shared memory
  * when the node has more than one. Every block where ptr_arr says, of its size. */
 static void check_array(int a, int regular, void **ptrs)
 {
     const struct block_index *ix = seg_index_of(ptrs[me]);
     CHECK(ix && ix->base, "array %d: not symmetric", a);
     CHECK(a < regular ? ix->regular && ix->count == 0 : !ix->regular && ix->count == (uint32_t)n,
-          "array %d: %u records (regular %llu)", a, ix->count, (unsigned long long)ix->regular);
+          "array %d: %u runs (regular %llu)", a, ix->count, (unsigned long long)ix->regular);
     for (int p = 0; p < n; p++) {
         struct block b;
         CHECK(block_index_of(ix, p, topo_node_of(p), &b) && b.bytes == array_bytes(a, regular, p) &&
@@ -49,10 +49,10 @@ static void check_array(int a, int regular, void **ptrs)
     if (a < regular)
         return;
     char perms[8] = "", path[256] = "";
-    long inode = mapping_of(ix->records, perms, path), lo = 0, hi = 0;
+    long inode = mapping_of(ix->runs, perms, path), lo = 0, hi = 0;
     if (topo_node_nprocs(topo.my_node) > 1)
         CHECK(inode > 0 && perms[3] == 's' && strstr(path, "/dev/shm/armci-"),
-              "array %d: index at %p is not in shared memory (%s %s)", a, (const void *)ix->records,
+              "array %d: index at %p is not in shared memory (%s %s)", a, (const void *)ix->runs,
               perms, path);
     MPI_Allreduce(&inode, &lo, 1, MPI_LONG, MPI_MIN, topo.node_comm);
     MPI_Allreduce(&inode, &hi, 1, MPI_LONG, MPI_MAX, topo.node_comm);
@@ -70,7 +70,7 @@ int main(int argc, char **argv)
     long table0 = seg_table_bytes(), index0 = seg_index_bytes();
     long sync0 = memstat_now(MEM_SYNC);
     /* The regular arrays first, then the irregular ones (bytes differ from one rank to the
-     * next), which alone have records. */
+     * next), which alone have runs. */
     void ***ptrs = malloc(sizeof(*ptrs) * (size_t)(2 * arrays));
     for (int a = 0; a < 2 * arrays; a++) {
         ptrs[a] = malloc(sizeof(void *) * (size_t)n);
@@ -91,14 +91,14 @@ int main(int argc, char **argv)
     CHECK(slots >= 0 && slots % (long)sizeof(void *) == 0,
           "segment table: %ld bytes for %d segments of %d nodes", table, segs, topo.num_nodes);
     /* Regular arrays and the mutexes (3 a process): nothing. The irregular ones: one 16-byte
-     * record per block (every process has one in each, at one address everywhere: no
-     * address in it), once per node: the node's processes' shares add up to the records,
+     * run per block (every process has one in each, at one address everywhere: no
+     * address in it), once per node: the node's processes' shares add up to the runs,
      * and they all map one shared object. */
     CHECK(regular_index == 0, "index of %d regular arrays: %ld bytes", arrays, regular_index);
     long node_index = 0;
     MPI_Allreduce(&index, &node_index, 1, MPI_LONG, MPI_SUM, topo.node_comm);
-    CHECK(node_index == (long)sizeof(struct block_record) * arrays * n &&
-              sizeof(struct block_record) == 16,
+    CHECK(node_index == (long)sizeof(struct block_run) * arrays * n &&
+              sizeof(struct block_run) == 16,
           "index: the node's processes count %ld bytes for %d blocks", node_index, arrays * n);
     for (int a = 0; a < 2 * arrays; a++)
         check_array(a, arrays, ptrs[a]);

@@ -1,14 +1,16 @@
 /*
  * ARMCI_Malloc's symmetric mapping: every member maps its node's object at
  * one address, so every process's ptr_arr is the same and each entry is the
- * block's address in its owner too. Four arrays: regular (every process the
- * same bytes, not a multiple of the alignment: no index records), irregular
- * (sizes differ, one rank asks nothing), the world in reverse order (the
- * same bytes, but group order is not rank order: records) and the even
- * ranks. For each: the index kept (none, or a record per block: 16 B when
- * symmetric, 24 B when not), every process's ptr_arr compared, and the data
- * byte for byte (every block read by every member, same-node ones through
- * ptr_arr too, then written by its predecessor).
+ * block's address in its owner too. Five arrays: regular (every process the
+ * same bytes, not a multiple of the alignment: no index runs), irregular
+ * (sizes differ, one rank asks nothing: a run a block and a gap), blocked
+ * (the first half a little more, as a block distribution: two runs with one
+ * process a node), the world in reverse order (the same bytes, but group
+ * order is not rank order: runs) and the even ranks. For each: the index
+ * kept (none, or its runs: 16 B each when symmetric, 24 B with the block's
+ * address when not), every process's ptr_arr compared, and the data byte for
+ * byte (every block read by every member, same-node ones through ptr_arr
+ * too, then written by its predecessor).
  * Usage: test_symmetric MODE
  *   symmetric  the mapping must be symmetric
  *   retry      (ARMCI_TEST_HOOKS=8192: the first candidate is taken in one process) the same
@@ -24,8 +26,8 @@
 #include "core/topology.h"
 #include "testutil.h"
 
-enum { REGULAR, IRREGULAR, REVERSED, EVEN, ARRAYS };
-static const char *const names[ARRAYS] = {"regular", "irregular", "reversed", "even"};
+enum { REGULAR, IRREGULAR, BLOCKED, REVERSED, EVEN, ARRAYS };
+static const char *const names[ARRAYS] = {"regular", "irregular", "blocked", "reversed", "even"};
 
 static int me, n;
 static bool symmetric;
@@ -43,6 +45,8 @@ static size_t bytes_of(int a, int member)
 {
     if (a == IRREGULAR)
         return member == 1 ? 0 : 500 + 200 * (size_t)member;
+    if (a == BLOCKED) /* the first half one element more, as a block distribution gives */
+        return member < n / 2 ? 1100 : 1000;
     return 1000;
 }
 
@@ -58,7 +62,7 @@ static void members(int a, struct array *x)
     x->rank = malloc(sizeof(int) * (size_t)x->size);
     for (int g = 0; g < x->size; g++)
         x->rank[g] = a == REVERSED ? n - 1 - g : a == EVEN ? 2 * g : g;
-    x->world = a == REGULAR || a == IRREGULAR;
+    x->world = a == REGULAR || a == IRREGULAR || a == BLOCKED;
     x->mine = -1;
     for (int g = 0; g < x->size; g++)
         if (x->rank[g] == me)
@@ -99,7 +103,45 @@ static void compare_ptr_arrs(int a, const struct array *x)
     free(row);
 }
 
-/* The index of my block's segment: symmetric or not, records or none, each where ptr_arr says. */
+/*
+ * The runs the index of array a keeps (block_index.h), from the layout: each node's blocks in
+ * group order, aligned to 64 B. By process, a block starts a run unless the one before it is
+ * the previous process's, of its size, and (symmetric) at its place plus one step (the next on
+ * its node) or at its place (the next node), as the run's second block set; a gap is a run.
+ */
+static uint32_t expected_runs(int a, const struct array *x)
+{
+    uint64_t *place = calloc((size_t)n, sizeof(uint64_t)), *fill = calloc((size_t)n, 8);
+    size_t *bytes = calloc((size_t)n, sizeof(size_t));
+    for (int g = 0; g < x->size; g++) {
+        int p = x->rank[g], node = topo_node_of(p);
+        bytes[p] = bytes_of(a, g);
+        place[p] = fill[node];
+        fill[node] += (bytes[p] + 63) / 64 * 64;
+    }
+    uint32_t runs = 0;
+    int first = -1, last = -1; /* the current run's first and last process */
+    for (int p = 0; p < n; p++) {
+        if (!bytes[p])
+            continue;
+        uint64_t step = (bytes[p] + 63) / 64 * 64, after = (uint64_t)(p - first);
+        bool stepped = first >= 0 && first + 1 <= last && place[first + 1] != place[first];
+        bool extends = symmetric && last == p - 1 && first >= 0 && bytes[first] == bytes[p] &&
+                       (first == last ? place[p] == place[first] + step || place[p] == place[first]
+                                      : place[p] == place[first] + (stepped ? after * step : 0));
+        if (!extends) {
+            runs += 1 + (last >= 0 && last != p - 1); /* a gap before it */
+            first = p;
+        }
+        last = p;
+    }
+    free(place);
+    free(fill);
+    free(bytes);
+    return runs;
+}
+
+/* The index of my block's segment: symmetric or not, runs or none, each where ptr_arr says. */
 static void check_index(int a, const struct array *x)
 {
     if (x->mine < 0 || !x->ptr[x->mine])
@@ -108,9 +150,12 @@ static void check_index(int a, const struct array *x)
     CHECK(ix && (ix->base != 0) == symmetric, "%s: base %#lx", names[a],
           ix ? (unsigned long)ix->base : 0ul);
     bool regular = a == REGULAR && symmetric;
-    uint32_t blocks = a == IRREGULAR ? (uint32_t)x->size - 1 : (uint32_t)x->size;
-    CHECK((ix->regular != 0) == regular && ix->count == (regular ? 0 : blocks),
-          "%s: %u records, regular %llu", names[a], ix->count, (unsigned long long)ix->regular);
+    uint32_t runs = regular ? 0 : expected_runs(a, x);
+    CHECK((ix->regular != 0) == regular && ix->count == runs, "%s: %u runs, not %u (regular %llu)",
+          names[a], ix->count, runs, (unsigned long long)ix->regular);
+    /* One process a node: a block distribution is two runs, whatever the processes. */
+    if (a == BLOCKED && symmetric && topo.num_nodes == n)
+        CHECK(ix->count == 2, "%s: %u runs at one process a node", names[a], ix->count);
     for (int g = 0; g < x->size; g++) {
         struct block b;
         bool has = block_index_of(ix, x->rank[g], topo_node_of(x->rank[g]), &b);
@@ -122,14 +167,13 @@ static void check_index(int a, const struct array *x)
     }
 }
 
-/* The index bytes a world array added, over my node: a record per block, 16 B when symmetric
- * (no address), 24 B when not; none for a regular array. */
-static void check_index_bytes(int a, long added)
+/* The index bytes a world array added, over my node: 16 B a run when symmetric, 24 B (a run
+ * and the block's address) when not; none for a regular array. */
+static void check_index_bytes(int a, const struct array *x, long added)
 {
     long node = 0;
     MPI_Allreduce(&added, &node, 1, MPI_LONG, MPI_SUM, topo.node_comm);
-    long blocks = a == IRREGULAR ? n - 1 : n;
-    long want = a == REGULAR && symmetric ? 0 : (symmetric ? 16 : 24) * blocks;
+    long want = a == REGULAR && symmetric ? 0 : (symmetric ? 16 : 24) * (long)expected_runs(a, x);
     CHECK(node == want, "%s: the node counts %ld bytes of index, not %ld", names[a], node, want);
 }
 
@@ -193,7 +237,7 @@ int main(int argc, char **argv)
     CHECK(!strcmp(mode, "symmetric") || !strcmp(mode, "retry") || !strcmp(mode, "fallback"),
           "unknown mode '%s'", mode);
     symmetric = strcmp(mode, "fallback") != 0;
-    unsigned char *buf = malloc(500 + 200 * (size_t)n);
+    unsigned char *buf = malloc(1100 + 200 * (size_t)n);
 
     long index0 = seg_index_bytes();
     struct array x[ARRAYS];
@@ -202,7 +246,7 @@ int main(int argc, char **argv)
         long before = seg_index_bytes();
         allocate(a, &x[a]);
         if (x[a].world)
-            check_index_bytes(a, seg_index_bytes() - before);
+            check_index_bytes(a, &x[a], seg_index_bytes() - before);
         compare_ptr_arrs(a, &x[a]);
         check_index(a, &x[a]);
         check_data(a, &x[a], buf);

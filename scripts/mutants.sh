@@ -48,6 +48,7 @@ answer_bufs_fixed ud-buffers-6x1
 index_private_copy seg-memory-grows-with-nodes
 index_hint_trusted seg-resolve-4x2 malloc-4x2-t3
 regular_place_unaligned symmetric-4x2
+server_offset_ignored server-symmetric-4x1 server-symmetric-4x2
 ud_retransmission_dropped udloss-alltoall-6x1-overlap
 msg_op_ignored msg-4x2
 barrier_skips_round 4x2

@@ -50,6 +50,7 @@ index_hint_trusted seg-resolve-4x2 malloc-4x2-t3
 regular_place_unaligned symmetric-4x2
 run_place_unstepped symmetric-4x2
 runs_never_merged symmetric-4x1
+server_offset_ignored server-symmetric-4x1 server-symmetric-4x2
 ud_retransmission_dropped udloss-alltoall-6x1-overlap
 msg_op_ignored msg-4x2
 barrier_skips_round 4x2

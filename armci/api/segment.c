@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api/segment_table.h"
 #include "api/sync.h"
@@ -53,6 +54,7 @@ struct block_info {
 /* Registration of a node object with the data server of this node. */
 struct server_reg {
     uint64_t seg_id;
+    uint64_t wanted; /* where the server should map it (symmetric base + L), 0: anywhere */
     uint64_t server_base;
     uint32_t rkey;
     bool lock_block;
@@ -62,8 +64,8 @@ struct server_reg {
 static void register_with_server(void *ctx, const char *name, size_t size)
 {
     struct server_reg *reg = ctx;
-    server_link_map_segment(reg->seg_id, name, size, reg->lock_block, &reg->server_base,
-                            &reg->rkey);
+    server_link_map_segment(reg->seg_id, name, size, reg->lock_block, reg->wanted,
+                            &reg->server_base, &reg->rkey);
 }
 
 /* Runtime lock held. */
@@ -78,7 +80,7 @@ static void destroy_segment(struct segment *s)
 #if !ARMCI_MUTANT_IS(free_keeps_mapping) /* the bug: a freed block's object stays mapped */
     shm_unmap(s->map, s->map_size);
 #endif
-    free(s->nodes);
+    free(s->server_bases ? (void *)s->server_bases : (void *)s->rkeys); /* one allocation */
     free(s);
 }
 
@@ -206,11 +208,19 @@ static bool is_regular(const struct member_info *m, int n, const uint64_t *place
     return true;
 }
 
-/* What a member reserves to vote for attempt i's candidate: the largest node object, then 1,
- * 8 and 64 GiB more, so that later candidates lie below the holes between mappings. */
+/* L: how far above the members' mapping of a node object its data server is asked to map it
+ * (the largest node object, whole pages: mappings start on a page). */
+static size_t server_offset_of(size_t largest)
+{
+    return align_up(largest, (size_t)sysconf(_SC_PAGESIZE));
+}
+
+/* What a member reserves to vote for attempt i's candidate: room for two copies of the largest
+ * node object (the members' at the candidate, the data server's L above), then 1, 8 and 64 GiB
+ * more, so that later candidates lie below the holes between mappings. */
 static size_t vote_size(size_t largest, int attempt)
 {
-    return largest + (attempt ? (size_t)1 << (27 + 3 * attempt) : 0);
+    return 2 * server_offset_of(largest) + (attempt ? (size_t)1 << (27 + 3 * attempt) : 0);
 }
 
 /*
@@ -267,11 +277,11 @@ static uintptr_t map_symmetric(MPI_Comm comm, const struct shm_object *obj, size
 /*
  * Creates my node's object of s->map_size bytes (0: none) and maps it in s->map (collective
  * over comm; node_group: its members on my node), at one address in every member if the
- * members agree on one: returns that address (symmetric), else 0. `mapped` runs on the
- * object's creator once its node has mapped it.
+ * members agree on one: returns that address (symmetric), else 0. With reg, the object's
+ * creator then has the node's data server map it, L above that address if symmetric.
  */
 static uintptr_t map_node_object(MPI_Comm comm, MPI_Comm node_group, const char *tag,
-                                 struct segment *s, size_t largest, shm_mapped_fn mapped, void *ctx)
+                                 struct segment *s, size_t largest, struct server_reg *reg)
 {
     struct shm_object obj;
     bool have = s->map_size > 0;
@@ -281,9 +291,63 @@ static uintptr_t map_node_object(MPI_Comm comm, MPI_Comm node_group, const char 
     uintptr_t base = largest ? map_symmetric(comm, have ? &obj : NULL, largest, last, &s->map) : 0;
     if (have && !base)
         s->map = shm_map_at(&obj, NULL);
+    if (reg)
+        reg->wanted = base ? base + server_offset_of(largest) : 0;
     if (have)
-        shm_publish(node_group, &obj, mapped, ctx);
+        shm_publish(node_group, &obj, reg ? register_with_server : NULL, reg);
     return base;
+}
+
+/*
+ * Whether every node's data server mapped its object L above base (only members with a block
+ * say: a node whose members asked nothing has no object). Without verbs no server address is
+ * ever used: nothing to keep either.
+ */
+static bool server_symmetric(uintptr_t base, size_t largest, const struct member_info *m,
+                             const struct block_info *info, int n)
+{
+    if (!net_active())
+        return true;
+    if (!base)
+        return false;
+    for (int g = 0; g < n; g++)
+        if (m[g].bytes && info[g].server_base != base + server_offset_of(largest))
+            return false;
+    return true;
+}
+
+/*
+ * The segment's per-node arrays, in one allocation (server bases first, for their alignment):
+ * an rkey a node, its id unless every node has members, its data server's base unless the
+ * segment is server-symmetric (then server_offset).
+ */
+static void alloc_node_arrays(struct segment *s, bool symmetric, size_t largest)
+{
+    size_t n = (size_t)s->nnodes;
+    bool ids = s->nnodes < topo.num_nodes, bases = !symmetric;
+    char *p =
+        xmalloc(n * (sizeof(uint32_t) + (ids ? sizeof(int) : 0) + (bases ? sizeof(uint64_t) : 0)));
+    s->server_bases = bases ? (uint64_t *)p : NULL;
+    p += bases ? n * sizeof(uint64_t) : 0;
+    s->rkeys = (uint32_t *)p;
+    s->node_ids = ids ? (int *)(p + n * sizeof(uint32_t)) : NULL;
+    s->server_offset = symmetric ? server_offset_of(largest) : 0;
+}
+
+/* Fills the per-node arrays from the members' block_info (every member of a node says the
+ * same); node_at[node]: the node's index there, -1 without members. */
+static void fill_node_arrays(struct segment *s, const int *node_at, const struct member_info *m,
+                             const struct block_info *info, int n)
+{
+    for (int node = 0; node < topo.num_nodes; node++)
+        if (s->node_ids && node_at[node] >= 0)
+            s->node_ids[node_at[node]] = node;
+    for (int g = 0; g < n; g++) {
+        int k = node_at[topo_node_of(m[g].rank)];
+        s->rkeys[k] = info[g].rkey;
+        if (s->server_bases)
+            s->server_bases[k] = info[g].server_base;
+    }
 }
 
 /*
@@ -357,8 +421,7 @@ static int malloc_kind(const char *call, void **ptr_arr, armci_size_t bytes, ARM
     int node_rank;
     MPI_Comm_rank(node_group, &node_rank);
     s->server_mapped_here = with_server && node_rank == 0;
-    uintptr_t base = map_node_object(comm, node_group, tag, s, largest,
-                                     with_server ? register_with_server : NULL, &reg);
+    uintptr_t base = map_node_object(comm, node_group, tag, s, largest, with_server ? &reg : NULL);
     if (with_server)
         MPI_Bcast(&reg, sizeof(reg), MPI_BYTE, 0, node_group);
 
@@ -375,21 +438,17 @@ static int malloc_kind(const char *call, void **ptr_arr, armci_size_t bytes, ARM
     struct block_info *info = xmalloc(sizeof(*info) * (size_t)n);
     MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, info, sizeof(mine), MPI_BYTE, comm);
 
-    /* Per node: its object in its data server (every member of a node says the same). */
-    s->nodes = xmalloc(sizeof(*s->nodes) * (size_t)s->nnodes);
+    /* Per node: its object in its data server. */
     int *node_at = xmalloc(sizeof(int) * (size_t)topo.num_nodes);
-    for (int node = 0, k = 0; node < topo.num_nodes; node++) {
-        node_at[node] = has_node[node] ? k : -1;
-        if (has_node[node])
-            s->nodes[k++] = (struct seg_node){.node = node};
-    }
+    for (int node = 0, k = 0; node < topo.num_nodes; node++)
+        node_at[node] = has_node[node] ? k++ : -1;
+    alloc_node_arrays(s, server_symmetric(base, largest, m, info, n), largest);
+    fill_node_arrays(s, node_at, m, info, n);
     /* Symmetric: every block at base plus its place, in every member. Else same-node blocks
      * are addressed through my mapping, the others as their owners see them. */
     uint32_t count = 0;
     for (int g = 0; g < n; g++) {
         int node = topo_node_of(m[g].rank);
-        s->nodes[node_at[node]].server_base = info[g].server_base;
-        s->nodes[node_at[node]].rkey = info[g].rkey;
         uintptr_t view = base                   ? base + place[g]
                          : node == topo.my_node ? (uintptr_t)s->map + place[g]
                                                 : info[g].own_addr;

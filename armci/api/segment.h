@@ -14,7 +14,11 @@
  * node, and p's own address of its block otherwise. Either way same-node
  * blocks are directly usable, as in classic ARMCI. RDMA and data-server
  * requests use the address of the block in the data server's mapping
- * ("server address").
+ * ("server address"). With a symmetric mapping every data server is asked to
+ * map its node's copy at that address plus L (the largest node object, page
+ * aligned; the members voted for room for both): if all did, the segment is
+ * "server-symmetric" and a block's server address is its address plus L on
+ * every node, so the segment keeps only an rkey per node.
  */
 #ifndef ARMCI_API_SEGMENT_H
 #define ARMCI_API_SEGMENT_H
@@ -30,18 +34,13 @@
 
 struct net_mr;
 
-/* One node of a segment's group: its object in that node's data server. */
-struct seg_node {
-    int node;
-    uint32_t rkey; /* 0 without verbs */
-    uint64_t server_base;
-};
-
 /*
  * What is per member (each block's size and place in its node's object, its
  * address unless the mapping is symmetric) is in the segment's block index,
  * kept once per node and empty for a regular array (block_index.h); the rest
- * of a segment is per node, and my own block.
+ * of a segment is per node (flat arrays, one allocation, by ascending node:
+ * 4 B a node when server-symmetric and every node has members), and my own
+ * block.
  */
 struct segment {
     uint64_t id;   /* job-unique */
@@ -49,10 +48,14 @@ struct segment {
     uint32_t slot; /* in the segment table */
     int nmembers;
     int my_member;     /* my index in the group */
+    int nnodes;        /* nodes with members */
     uintptr_t my_view; /* my block, as ARMCI_Malloc returned it */
     size_t my_bytes;
-    int nnodes;             /* nodes with members */
-    struct seg_node *nodes; /* [nnodes] by ascending node */
+    uint32_t *rkeys;        /* [nnodes]: each node's object in its data server; 0 without verbs */
+    int *node_ids;          /* [nnodes] ascending; NULL when every node has members (k is k) */
+    uint64_t *server_bases; /* [nnodes] where each data server mapped its object; NULL when
+                             * server-symmetric */
+    uint64_t server_offset; /* server-symmetric: a block's server address minus its address */
     void *map;              /* my node's object, mapped here */
     size_t map_size;
     struct net_mr *local_mr; /* my registration of map: lkeys for zero-copy */
@@ -83,6 +86,12 @@ bool seg_block(uint64_t id, int proc, void **start, size_t *bytes);
 
 /* The block index of the segment in which my block starts at my_block, or NULL (tests). */
 const struct block_index *seg_index_of(const void *my_block);
+
+/* The segment in which my block starts at my_block, or NULL (tests). */
+const struct segment *seg_of(const void *my_block);
+
+/* Bytes of a segment's per-node arrays (with the segment itself: the report's `segments`). */
+size_t seg_node_bytes(const struct segment *s);
 
 /* Bytes held by the segment table and by the block index (tests, memory report). */
 long seg_table_bytes(void);

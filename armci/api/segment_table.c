@@ -135,20 +135,39 @@ static bool index_find(int proc, int node, uintptr_t addr, struct block *b, uint
     return found;
 }
 
-/* Where the segment's object of `node` is (the node has members). */
-static const struct seg_node *seg_node_of(const struct segment *s, int node)
+/* The index of `node` (which has members) in the segment's per-node arrays. */
+static int node_slot(const struct segment *s, int node)
 {
-    if (s->nnodes == topo.num_nodes)
-        return &s->nodes[node];
+    if (!s->node_ids)
+        return node;
     int lo = 0, hi = s->nnodes - 1;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
-        if (s->nodes[mid].node < node)
+        if (s->node_ids[mid] < node)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return &s->nodes[lo];
+    return lo;
+}
+
+/* Where block b (of node slot k) is in its node's data server. */
+static uint64_t server_addr_of(const struct segment *s, int k, const struct block *b)
+{
+    if (s->server_bases)
+        return s->server_bases[k] + b->offset;
+#if ARMCI_MUTANT_IS(server_offset_ignored) /* the bug: the member's address, not the server's */
+    return b->start;
+#else
+    return b->start + s->server_offset; /* symmetric: b->start is the agreed base + offset */
+#endif
+}
+
+size_t seg_node_bytes(const struct segment *s)
+{
+    size_t each = sizeof(*s->rkeys) + (s->node_ids ? sizeof(*s->node_ids) : 0) +
+                  (s->server_bases ? sizeof(*s->server_bases) : 0);
+    return each * (size_t)s->nnodes;
 }
 
 void seg_resolve(const char *call, const char *arg, int proc, const void *addr, size_t len,
@@ -170,7 +189,7 @@ void seg_resolve(const char *call, const char *arg, int proc, const void *addr, 
         struct block b;
         if (index_find(proc, node, a, &b, &slot)) {
             const struct segment *s = seg_table[slot];
-            const struct seg_node *sn = seg_node_of(s, node);
+            int k = node_slot(s, node);
             uintptr_t start = block_start(s, &b, local);
             struct resolved *c = &resolve_cache[resolve_next++ % RESOLVE_CACHE];
             *c = (struct resolved){
@@ -179,8 +198,8 @@ void seg_resolve(const char *call, const char *arg, int proc, const void *addr, 
                 .node = node,
                 .start = start,
                 .end = start + b.bytes,
-                .server_addr = sn->server_base + b.offset,
-                .rkey = sn->rkey,
+                .server_addr = server_addr_of(s, k, &b),
+                .rkey = s->rkeys[k],
             };
             hit = c;
         }
@@ -242,14 +261,14 @@ void segment_table_insert(struct segment *s)
     }
     s->slot = slot;
     seg_table[slot] = s;
-    table_account((long)(sizeof(*s) + sizeof(*s->nodes) * (size_t)s->nnodes));
+    table_account((long)(sizeof(*s) + seg_node_bytes(s)));
     index_changed();
 }
 
 void segment_table_remove(struct segment *s)
 {
     seg_table[s->slot] = NULL;
-    table_account(-(long)(sizeof(*s) + sizeof(*s->nodes) * (size_t)s->nnodes));
+    table_account(-(long)(sizeof(*s) + seg_node_bytes(s)));
     index_changed();
 }
 
@@ -263,15 +282,21 @@ struct segment *segment_table_by_my_block(MPI_Comm comm, const void *ptr)
     return NULL;
 }
 
+const struct segment *seg_of(const void *my_block)
+{
+    const struct segment *s = NULL;
+    rt_lock();
+    for (uint32_t i = 0; i < seg_slots && !s; i++)
+        if (seg_table[i] && seg_table[i]->my_bytes && seg_table[i]->my_view == (uintptr_t)my_block)
+            s = seg_table[i];
+    rt_unlock();
+    return s;
+}
+
 const struct block_index *seg_index_of(const void *my_block)
 {
-    const struct block_index *ix = NULL;
-    rt_lock();
-    for (uint32_t i = 0; i < seg_slots && !ix; i++)
-        if (seg_table[i] && seg_table[i]->my_bytes && seg_table[i]->my_view == (uintptr_t)my_block)
-            ix = &seg_table[i]->index;
-    rt_unlock();
-    return ix;
+    const struct segment *s = seg_of(my_block);
+    return s ? &s->index : NULL;
 }
 
 struct segment *segment_table_any(void)

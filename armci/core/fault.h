@@ -43,6 +43,9 @@ enum fault {
      * (the members fall back to mappings of their own), or only the first (they retry) */
     FAULT_SYMMETRIC_TAKEN = 1 << 12,
     FAULT_SYMMETRIC_FIRST_TAKEN = 1 << 13,
+    /* the last node's data server finds the address where ARMCI_Malloc asks it to map a node
+     * object taken, and maps it elsewhere (the segment keeps a server base per node) */
+    FAULT_SERVER_ELSEWHERE = 1 << 14,
 };
 
 /* How often the break points above break a connection: every this many posts (client) or

@@ -129,7 +129,22 @@ bool shm_occupy(void *at, size_t size)
     return addr == at;
 }
 
-void *shm_try_map_existing(const char *name, size_t size, int *err)
+/* fd's first size bytes at `wanted` exactly if that range is free (nothing is replaced), else
+ * where the kernel chooses; MAP_FAILED if neither. */
+static void *map_wanted(int fd, size_t size, void *wanted)
+{
+    int prot = PROT_READ | PROT_WRITE;
+    if (wanted) {
+        void *addr = mmap(wanted, size, prot, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+        if (addr == wanted)
+            return addr;
+        if (addr != MAP_FAILED) /* an old kernel's hint, not honoured */
+            munmap(addr, size);
+    }
+    return mmap(NULL, size, prot, MAP_SHARED, fd, 0);
+}
+
+void *shm_try_map_existing(const char *name, size_t size, void *wanted, int *err)
 {
     int fd = shm_open(name, O_RDWR | O_NOFOLLOW, 0600);
     if (fd < 0) {
@@ -143,7 +158,7 @@ void *shm_try_map_existing(const char *name, size_t size, int *err)
         *err = errno;
     else if (st.st_uid != geteuid() || (size_t)st.st_size < size)
         *err = st.st_uid != geteuid() ? EPERM : EINVAL;
-    else if ((addr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
+    else if ((addr = map_wanted(fd, size, wanted)) == MAP_FAILED)
         *err = errno, addr = NULL;
     close(fd);
     return addr;

@@ -48,11 +48,12 @@ uintptr_t shm_vacant_address(size_t size);
 bool shm_occupy(void *at, size_t size);
 
 /*
- * Maps an existing, not yet unlinked object by name (for the data server).
- * Refuses objects of another owner or shorter than `size`; NULL and *err
- * (an errno value) on failure.
+ * Maps an existing, not yet unlinked object by name (for the data server), at
+ * `wanted` if that range is free (NULL: no wish), else where the kernel
+ * chooses. Refuses objects of another owner or shorter than `size`; NULL and
+ * *err (an errno value) on failure.
  */
-void *shm_try_map_existing(const char *name, size_t size, int *err);
+void *shm_try_map_existing(const char *name, size_t size, void *wanted, int *err);
 
 void shm_unmap(void *addr, size_t size);
 

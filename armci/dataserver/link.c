@@ -24,7 +24,9 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/fault.h"
 #include "core/runtime.h"
+#include "core/shm.h"
 #include "core/threads.h"
 #include "core/topology.h"
 #include "core/util.h"
@@ -40,6 +42,7 @@ struct link_msg {
     uint32_t flags; /* LINK_MAP: enum registry_kind */
     uint64_t seg_id;
     uint64_t size;
+    uint64_t wanted; /* LINK_MAP: where the client would like the mapping, 0: anywhere */
     char name[96];
 };
 
@@ -197,6 +200,27 @@ static void accept_peer(void)
     peers[npeers++] = (struct link_peer){fd, local};
 }
 
+/* What the test hook holds at the wanted address (FAULT_SERVER_ELSEWHERE). */
+#define TEST_HOLD 4096
+
+/* Test hook: the last node's data server finds the wanted address taken (true: it holds a page
+ * there while it maps, so that the kernel cannot put the mapping there by chance either). */
+static bool hold_for_test(uint64_t wanted)
+{
+    return wanted && fault_injected(FAULT_SERVER_ELSEWHERE) && topo.my_node == topo.num_nodes - 1 &&
+           shm_occupy((void *)(uintptr_t)wanted, TEST_HOLD);
+}
+
+static int map_segment(const struct link_peer *p, const struct link_msg *m, struct link_reply *r)
+{
+    bool held = hold_for_test(m->wanted);
+    int status = registry_map(m->seg_id, m->name, m->size, (enum registry_kind)m->flags, p->local,
+                              m->wanted, &r->server_base, &r->rkey);
+    if (held)
+        shm_unmap((void *)(uintptr_t)m->wanted, TEST_HOLD);
+    return status;
+}
+
 /* Executes one well-formed request of peer p; returns the reply's status (errno value). */
 static int execute(const struct link_peer *p, struct link_msg *m, struct link_reply *r)
 {
@@ -205,8 +229,7 @@ static int execute(const struct link_peer *p, struct link_msg *m, struct link_re
         m->name[sizeof(m->name) - 1] = 0;
         if (m->flags >= REGISTRY_KIND_MAX)
             return EINVAL;
-        return registry_map(m->seg_id, m->name, m->size, (enum registry_kind)m->flags, p->local,
-                            &r->server_base, &r->rkey);
+        return map_segment(p, m, r);
     case LINK_UNMAP:
         return registry_unmap(m->seg_id, p->local);
     case LINK_STOP:
@@ -294,12 +317,13 @@ static struct link_reply exchange(const struct link_msg *m, bool wait_reply)
 }
 
 void server_link_map_segment(uint64_t seg_id, const char *name, size_t size, bool lock_block,
-                             uint64_t *server_base, uint32_t *rkey)
+                             uint64_t wanted, uint64_t *server_base, uint32_t *rkey)
 {
     struct link_msg m = {.type = LINK_MAP,
                          .flags = lock_block ? REGISTRY_LOCKS : REGISTRY_DATA,
                          .seg_id = seg_id,
-                         .size = size};
+                         .size = size,
+                         .wanted = wanted};
     snprintf(m.name, sizeof(m.name), "%s", name);
     struct link_reply r = exchange(&m, true);
     if (r.status)

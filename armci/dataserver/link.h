@@ -14,11 +14,12 @@
  * the socket's secret name, the master's pid and (for the server) every local pid. */
 void server_link_init(void);
 
-/* The server maps `name` (size bytes), registers it for remote access and
- * returns the mapping's address in its space and the rkey. A lock block
- * holds only ARMCI mutexes: lock requests are accepted there and nowhere else. */
+/* The server maps `name` (size bytes) at `wanted` if that range is free in its process (0, or
+ * taken: where the kernel chooses), registers it for remote access and returns the mapping's
+ * address in its space and the rkey. A lock block holds only ARMCI mutexes: lock requests are
+ * accepted there and nowhere else. */
 void server_link_map_segment(uint64_t seg_id, const char *name, size_t size, bool lock_block,
-                             uint64_t *server_base, uint32_t *rkey);
+                             uint64_t wanted, uint64_t *server_base, uint32_t *rkey);
 void server_link_unmap_segment(uint64_t seg_id);
 
 /* A request that only waits for the server's answer (tests: every peer is served). */

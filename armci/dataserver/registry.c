@@ -82,7 +82,7 @@ static bool job_object(const char *name)
 }
 
 int registry_map(uint64_t seg_id, const char *name, size_t size, enum registry_kind kind, int local,
-                 uint64_t *base, uint32_t *rkey)
+                 uint64_t wanted, uint64_t *base, uint32_t *rkey)
 {
     if (size == 0 || !job_object(name))
         return EINVAL;
@@ -90,7 +90,8 @@ int registry_map(uint64_t seg_id, const char *name, size_t size, enum registry_k
         if (regs[i].seg_id == seg_id)
             return EEXIST;
     int err = 0;
-    void *addr = shm_try_map_existing(name, size, &err);
+    /* Wherever it lands, the range is registered below and checked on every request. */
+    void *addr = shm_try_map_existing(name, size, (void *)(uintptr_t)wanted, &err);
     if (!addr)
         return err;
     struct net_mr *mr = net_reg("ARMCI_Malloc (data server)", addr, size, true);

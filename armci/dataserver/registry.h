@@ -25,10 +25,11 @@ bool registry_contains(uint64_t addr, uint64_t len);
 bool registry_lkey(uint64_t addr, uint64_t len, uint32_t *lkey);
 /* Whether addr is the start of a mutex in a lock block. */
 bool registry_is_lock(uint64_t addr);
-/* Map and unmap for node-local process `local`; 0 or an errno value. Only the process
- * that mapped a segment may unmap it. */
+/* Map (at `wanted` if that range is free, 0: anywhere; *base says where) and unmap for
+ * node-local process `local`; 0 or an errno value. Only the process that mapped a segment
+ * may unmap it. */
 int registry_map(uint64_t seg_id, const char *name, size_t size, enum registry_kind kind, int local,
-                 uint64_t *base, uint32_t *rkey);
+                 uint64_t wanted, uint64_t *base, uint32_t *rkey);
 int registry_unmap(uint64_t seg_id, int local);
 void registry_fini(void);
 

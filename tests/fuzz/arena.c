@@ -103,8 +103,9 @@ void node_acc_unlock(int local)
     acc_held[local] = false;
 }
 
-void *shm_try_map_existing(const char *name, size_t size, int *err)
+void *shm_try_map_existing(const char *name, size_t size, void *wanted, int *err)
 {
+    (void)wanted;
     for (size_t i = 0; i < ARENA_NSEGS; i++)
         if (!strcmp(name, arena_segs[i].name) && size == arena_segs[i].size)
             return arena + arena_segs[i].offset;
@@ -166,7 +167,7 @@ void arena_init(void)
         uint64_t base;
         uint32_t rkey;
         FUZZ_CHECK(registry_map(arena_segs[i].seg_id, arena_segs[i].name, arena_segs[i].size,
-                                arena_segs[i].kind, 0, &base, &rkey) == 0,
+                                arena_segs[i].kind, 0, 0, &base, &rkey) == 0,
                    "registry_map %s", arena_segs[i].name);
     }
     /* Poison every canary byte (ASan works on 8-byte granules: the layout is 8-aligned). */

@@ -35,8 +35,9 @@ static bool answered_late; /* a waiter answered after its block was unmapped */
 static int replies, last_status;
 static uint64_t last_token;
 
-void *shm_try_map_existing(const char *name, size_t size, int *err)
+void *shm_try_map_existing(const char *name, size_t size, void *wanted, int *err)
 {
+    (void)wanted;
     if (strcmp(name, "/armci-test-locks") || size != block_size) {
         *err = ENOENT;
         return NULL;
@@ -104,7 +105,8 @@ int main(void)
     registry_init(locks_forget_range);
     uint64_t base;
     uint32_t rkey;
-    EXPECT(registry_map(7, "/armci-test-locks", block_size, REGISTRY_LOCKS, 1, &base, &rkey) == 0,
+    EXPECT(registry_map(7, "/armci-test-locks", block_size, REGISTRY_LOCKS, 1, 0, &base, &rkey) ==
+               0,
            "the lock block is mapped");
     block_mapped = true;
     struct server_conn a = {.client = 5}, b = {.client = 6};

@@ -1,6 +1,7 @@
 /*
  * What the runtime keeps per ARMCI_Malloc: the segment table grows with the
- * nodes of the group (a server base and rkey per node); the block index
+ * nodes of the group (an rkey per node: the members and every node's data
+ * server map the node objects at agreed addresses); the block index
  * keeps nothing for a regular array (every process the same bytes: every
  * member maps its node's object at one address, and the places follow from
  * the ranks) and, for an irregular one, runs of blocks (here a run per
@@ -38,6 +39,10 @@ static void check_array(int a, int regular, void **ptrs)
 {
     const struct block_index *ix = seg_index_of(ptrs[me]);
     CHECK(ix && ix->base, "array %d: not symmetric", a);
+    const struct segment *s = seg_of(ptrs[me]);
+    CHECK(!s->server_bases && !s->node_ids && s->server_offset,
+          "array %d: a server base (%p) or node id (%p) per node, server offset %llu", a,
+          (void *)s->server_bases, (void *)s->node_ids, (unsigned long long)s->server_offset);
     CHECK(a < regular ? ix->regular && ix->count == 0 : !ix->regular && ix->count == (uint32_t)n,
           "array %d: %u runs (regular %llu)", a, ix->count, (unsigned long long)ix->regular);
     for (int p = 0; p < n; p++) {
@@ -82,11 +87,10 @@ int main(int argc, char **argv)
     long table = seg_table_bytes() - table0, index = seg_index_bytes() - index0;
     long mutex_table = memstat_now(MEM_SYNC) - sync0;
 
-    /* Each segment (the arrays and the mutexes') holds itself and one entry per node; the
-     * slot table may have grown too. */
+    /* Each segment (the arrays and the mutexes', world arrays the data servers map at one
+     * address too) holds itself and an rkey per node; the slot table may have grown too. */
     int segs = 2 * arrays + 1;
-    long per_segment =
-        (long)(sizeof(struct segment) + sizeof(struct seg_node) * (size_t)topo.num_nodes);
+    long per_segment = (long)(sizeof(struct segment) + sizeof(uint32_t) * (size_t)topo.num_nodes);
     long slots = table - segs * per_segment;
     CHECK(slots >= 0 && slots % (long)sizeof(void *) == 0,
           "segment table: %ld bytes for %d segments of %d nodes", table, segs, topo.num_nodes);

@@ -39,9 +39,10 @@ The model, per process, N processes in M = N / k nodes of k processes:
                Priced from the code, not fitted: the peer maps' tables (intmap, from the
                counts; LU's process by process) and what a node over UD holds (the
                client's peer record and first ring, the server's engine record and its
-               ring of kept answers). The rings grow with the requests a process has in
-               flight to a node: LU a block's rows, the others a burst fitted per
-               application spread over the nodes they reach (Poisson).
+               ring of kept answers), and the block index (each application's block sizes
+               by rank, cut into runs as api/segment.c does). The rings grow with the
+               requests a process has in flight to a node: LU a block's rows, the others a
+               burst fitted per application spread over the nodes they reach (Poisson).
   registered   buf_mem priced from the pools' sizes in the code (docs/SCALING.md's table
                of registered pools): every process's bounce and small buffers (4 x 64 KiB
                and 4 x 8 KiB at first), reply pool and connection UD pool; every node's
@@ -79,13 +80,13 @@ MIB = 1024 * 1024
 # that write the barrier over RC (node masters), Rm the share that send messages awaiting a
 # reply over RC, off 1 with the hybrid path off (every operation over RC). Priced from the
 # code (PRICED_TERMS: coefficient 1, not fitted): T the connection tables, K what a node
-# reached over UD holds at both ends, P the client's record and first ring of such a node.
+# reached over UD holds at both ends, P the client's record and first ring of such a node, X
+# the block index's runs.
 KIND_TERMS = {
-    "segments": ("1", "M"),      # a record per segment, 16 B per node of each
-    # 16 B per run of an irregular array's blocks (equal blocks that follow one another: a block
-    # distribution's are a few a node, a few in all at k = 1; 24 B and a run a block without
-    # a symmetric mapping; none for a regular array): kept once per node, a k-th a process
-    "index": ("1/k", "N/k", "M/k"),
+    "segments": ("1", "M"),      # a record per segment, an rkey (4 B) per node of each
+    # 16 B per run of an irregular array's blocks, priced from each application's layout
+    # (index_bytes): kept once per node, a k-th a process
+    "index": ("X",),
     # 4 N, 22 M, 2 N (LIDs), 4 N + 4 M (UD data QPs): kept once per node, a k-th a process
     "directory": ("N/k", "M/k", "L/k", "HN/k", "HM/k"),
     "topology": ("1", "N", "M"),   # 0 for equal nodes of consecutive ranks
@@ -106,7 +107,7 @@ KIND_TERMS = {
     # what is in flight (H)
     "datagram": ("H", "P", "G"),
 }
-PRICED_TERMS = ("T", "K", "P")
+PRICED_TERMS = ("T", "K", "P", "X")
 HYBRID_WINDOW = 32  # ARMCI_HYBRID_WINDOW: the most a UD ring (client) or kept ring (server) holds
 FEW_SLOTS = 4       # both rings' first size (dgram_peers.c FEW_SLOTS, engine.c FEW_KEPT)
 # A node reached over UD: the client's request counter (numbering.c), the server's engine
@@ -122,7 +123,7 @@ def kind_term(term, x):
     if term.endswith("/k"):  # a node's table, each of its k processes counting a share
         return kind_term(term[:-2], x) / x["k"]
     n, m, h = x["n"], x["m"], x["hybrid"]
-    return {"1": 1.0, "N": n, "M": m, "L": n if x["k"] > 1 else 0,
+    return {"1": 1.0, "N": n, "M": m, "L": n if x["k"] > 1 else 0, "X": x["index"],
             "LM": 1 + math.floor(math.log2(m)) if m > 1 else 0,
             "HN": n if h else 0, "HM": m if h else 0,
             "H": 1.0 if h else 0.0, "C": x["c"], "B": x["b"],
@@ -323,6 +324,65 @@ def nodes(n, k):
     return (n + k - 1) // k
 
 
+BLOCK_ALIGN = 64  # api/block_index.h: blocks start on cache lines
+RUN_BYTES = 16    # struct block_run
+
+
+def index_runs(sizes, k):
+    """The runs api/segment.c keeps for a world array of these block sizes (bytes, by rank;
+    nodes of k consecutive ranks): none when regular; else by rank a block starts a run unless
+    the previous rank's block is of its size and placed one step after it on its node or at
+    its place on the next node (as the run's second block set); a gap between blocks is one."""
+    if sizes and sizes[0] > 0 and all(b == sizes[0] for b in sizes):
+        return 0
+    align = lambda b: -(-b // BLOCK_ALIGN) * BLOCK_ALIGN  # noqa: E731
+    place, fill = [0] * len(sizes), {}
+    for p, b in enumerate(sizes):
+        place[p] = fill.get(p // k, 0)
+        fill[p // k] = place[p] + align(b)
+    runs, first, last, stepped = 0, -1, -1, False
+    for p, b in enumerate(sizes):
+        if not b:
+            continue
+        joins = first >= 0 and last == p - 1 and sizes[first] == b
+        if joins and first == last:
+            stepped = place[p] == place[first] + align(b)
+            joins = stepped or place[p] == place[first]
+        elif joins:
+            joins = place[p] == place[first] + ((p - first) * align(b) if stepped else 0)
+        if not joins:
+            runs += 1 + (last >= 0 and last != p - 1)
+            first = p
+        last = p
+    return runs
+
+
+def app_block_sizes(app, n, run):
+    """Each world array's block sizes by rank, as the application asks (apps/*.c). The runs:
+    bench/scale.sh's problems; predictions grow them with the job (LU: four blocks a process;
+    RandomAccess: a table a multiple of the processes; LJ: 3.375 blocks a process, as 216 at
+    64)."""
+    if app == "lu":
+        pr, pc = lu_grid(n)
+        nblk = LU_RUN_BLOCKS if run else 2 * max(pr, pc)
+        extent = lambda first, step: LU_BLOCK_ROWS * len(range(first, nblk, step))  # noqa: E731
+        return [[extent(p // pc, pr) * extent(p % pc, pc) * 8 for p in range(n)]]
+    if app == "randomaccess":
+        words = RA_RUN_WORDS if run else 4 * n
+        return [[8 * (-(-(words - p) // n) if words > p else 0) for p in range(n)]]
+    if app == "lj":
+        blocks = LJ_RUN_BLOCKS if run else (27 * n) // 8
+        slots = [(-(-(blocks - p) // n) if blocks > p else 0) for p in range(n)]
+        values = [s * LJ_BLOCK_ATOMS * 3 * 8 for s in slots]
+        return [values, values, [4] + [0] * (n - 1)]  # positions, forces, rank 0's counter
+    return []
+
+
+def index_bytes(app, n, k, run):
+    """The block index a process counts: 16 B a run of every array, a k-th of its node's."""
+    return sum(RUN_BYTES * index_runs(sizes, k) for sizes in app_block_sizes(app, n, run)) / k
+
+
 # ---- connections ----
 
 def lu_grid(n):
@@ -336,6 +396,10 @@ LU_RUN_BLOCKS = 8
 LU_BLOCK_ROWS = 24  # -b 24: a block's 24 rows are 24 requests to its node
 # bench/scale.sh runs randomaccess -l 16: 2^16 words, 4 updates a word, shared by the processes
 RA_RUN_UPDATES = 4 << 16
+RA_RUN_WORDS = 1 << 16
+# bench/scale.sh runs lj -c 6 -b 4: 4 x 6^3 atoms in blocks of 4, 216 blocks
+LJ_RUN_BLOCKS = 216
+LJ_BLOCK_ATOMS = 4
 
 
 def barrier_partners(node, m):
@@ -576,7 +640,7 @@ class Model:
         m = nodes(n, k)
         links = barrier_links(m, k, links_cap)
         x = {"n": n, "k": k, "m": m, "hybrid": hybrid, "c": c, "u": u, "b": min(c, links),
-             "rb": 1 / k if m > 1 else 0.0}
+             "rb": 1 / k if m > 1 else 0.0, "index": self.index(app, n, k, run)}
         depth = self.depth(app, n, reach, run)
         # A node's share beyond its window makes the sender wait on it, while the nodes before
         # it drain and shrink their rings: W / depth of them are still busy at the peak.
@@ -593,6 +657,10 @@ class Model:
             x["ud_recv"] = None
             x["tables"] = client_tables(m, c, u) + server_tables(s, k * u) / k
         return x
+
+    @functools.lru_cache(maxsize=None)
+    def index(self, app, n, k, run):
+        return index_bytes(app, n, k, run)
 
     def kind_mem(self, app, kind, n, k, cap=0, hybrid=None, run=False):
         if (app, kind) not in self.kinds:

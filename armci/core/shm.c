@@ -67,19 +67,28 @@ void shm_create(MPI_Comm comm, const char *tag, size_t size, struct shm_object *
     }
 }
 
+/* fd's first size bytes at `at` exactly, replacing nothing; MAP_FAILED if that range is taken
+ * (or an old kernel placed it elsewhere, undone). */
+static void *map_exactly(int fd, size_t size, void *at)
+{
+    void *addr = mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+    if (addr != MAP_FAILED && addr != at) { /* an old kernel's hint, not honoured */
+        munmap(addr, size);
+        return MAP_FAILED;
+    }
+    return addr;
+}
+
 void *shm_map_at(const struct shm_object *obj, void *at)
 {
-    int flags = MAP_SHARED | (at ? MAP_FIXED_NOREPLACE : 0);
-    void *addr = mmap(at, obj->size, PROT_READ | PROT_WRITE, flags, obj->fd, 0);
-    if (addr == MAP_FAILED && !at)
+    if (at) {
+        void *addr = map_exactly(obj->fd, obj->size, at);
+        return addr == MAP_FAILED ? NULL : addr;
+    }
+    void *addr = mmap(NULL, obj->size, PROT_READ | PROT_WRITE, MAP_SHARED, obj->fd, 0);
+    if (addr == MAP_FAILED)
         armci_die(NULL, "mmap of shared memory %s (%zu bytes) failed: %s", obj->name, obj->size,
                   strerror(errno));
-    if (addr == MAP_FAILED)
-        return NULL;
-    if (at && addr != at) { /* an old kernel's hint, not honoured */
-        munmap(addr, obj->size);
-        return NULL;
-    }
     return addr;
 }
 
@@ -133,15 +142,10 @@ bool shm_occupy(void *at, size_t size)
  * where the kernel chooses; MAP_FAILED if neither. */
 static void *map_wanted(int fd, size_t size, void *wanted)
 {
-    int prot = PROT_READ | PROT_WRITE;
-    if (wanted) {
-        void *addr = mmap(wanted, size, prot, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
-        if (addr == wanted)
-            return addr;
-        if (addr != MAP_FAILED) /* an old kernel's hint, not honoured */
-            munmap(addr, size);
-    }
-    return mmap(NULL, size, prot, MAP_SHARED, fd, 0);
+    void *addr = wanted ? map_exactly(fd, size, wanted) : MAP_FAILED;
+    if (addr != MAP_FAILED)
+        return addr;
+    return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 }
 
 void *shm_try_map_existing(const char *name, size_t size, void *wanted, int *err)

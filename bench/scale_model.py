@@ -72,14 +72,14 @@ PREDICT_NODE_SIZES = [1, 6, 16]  # 6: the paper's processes per node
 CAP = 8
 MIB = 1024 * 1024
 # The runtime's kinds (armci/core/memstat.h) and the terms each grows by: N processes, M nodes,
-# L processes when a node has more than one (softib gives each its own port: its LID is kept
-# per process), HN processes when the hybrid path is on (every process's UD data QP), H 1 when
-# it is on, C connections a process keeps (both ends), LM the barrier's steps (1 + log2 M,
+# H 1 when the hybrid path is on, C connections a process keeps (both ends), LM the barrier's steps (1 + log2 M,
 # M > 1), B the connections a process keeps for the barrier (of C), G the client's UD ring
 # slots beyond their first four on the nodes still busy at the peak, Rb the share of processes
 # that write the barrier over RC (node masters), Rm the share that send messages awaiting a
 # reply over RC, off 1 with the hybrid path off (every operation over RC). Priced from the
-# code (PRICED_TERMS: coefficient 1, not fitted): T the connection tables, K what a node
+# code (PRICED_TERMS: coefficient 1, not fitted): DB the node's block of the directory, a k-th
+# a process, DR the records of the directory entries a process and its node's server learn
+# (both ends of what it talks to, less what its node's block holds), T the connection tables, K what a node
 # reached over UD holds at both ends, P the client's record and first ring of such a node, X
 # the block index's runs.
 KIND_TERMS = {
@@ -87,8 +87,11 @@ KIND_TERMS = {
     # 16 B per run of an irregular array's blocks, priced from each application's layout
     # (index_bytes): kept once per node, a k-th a process
     "index": ("X",),
-    # 4 N, 22 M, 2 N (LIDs), 4 N + 4 M (UD data QPs): kept once per node, a k-th a process
-    "directory": ("N/k", "M/k", "L/k", "HN/k", "HM/k"),
+    # the node's block (holders', its own and, on holders, their span's entries) and a record
+    # for every entry learned at first contact (DIR_RECORD and its map slot): both priced; the
+    # datagrams a node's server keeps while it asks for their senders' entries, at the peak
+    # (at most DIR_PARK_BYTES a node, a k-th a process), over RC and over UD: fitted
+    "directory": ("DB", "DR", "DPr/k", "DPh/k"),
     "topology": ("1", "N", "M"),   # 0 for equal nodes of consecutive ranks
     "groups": ("1", "N"),
     "sync": ("1", "LM/k"),       # the barrier's partners and slots, one a step, on masters
@@ -107,7 +110,7 @@ KIND_TERMS = {
     # what is in flight (H)
     "datagram": ("H", "P", "G"),
 }
-PRICED_TERMS = ("T", "K", "P", "X")
+PRICED_TERMS = ("DB", "DR", "T", "K", "P", "X")
 HYBRID_WINDOW = 32  # ARMCI_HYBRID_WINDOW: the most a UD ring (client) or kept ring (server) holds
 FEW_SLOTS = 4       # both rings' first size (dgram_peers.c FEW_SLOTS, engine.c FEW_KEPT)
 # A node reached over UD: the client's request counter (numbering.c), the server's engine
@@ -123,9 +126,12 @@ def kind_term(term, x):
     if term.endswith("/k"):  # a node's table, each of its k processes counting a share
         return kind_term(term[:-2], x) / x["k"]
     n, m, h = x["n"], x["m"], x["hybrid"]
-    return {"1": 1.0, "N": n, "M": m, "L": n if x["k"] > 1 else 0, "X": x["index"],
+    learned = x["dir_learned"]
+    parks = 1.0 if x["dir_server_asks"] else 0.0  # its node's server asks for clients' entries
+    return {"1": 1.0, "N": n, "M": m, "X": x["index"], "DB": x["dir_block"],
+            "DR": learned * DIR_RECORD + 2 * intmap_bytes(learned / 2),
+            "DPr": 0.0 if h else parks, "DPh": parks if h else 0.0,
             "LM": 1 + math.floor(math.log2(m)) if m > 1 else 0,
-            "HN": n if h else 0, "HM": m if h else 0,
             "H": 1.0 if h else 0.0, "C": x["c"], "B": x["b"],
             "G": x["u"] * (x["ring"] - FEW_SLOTS) * x["busy"] if h else 0.0,
             "K": x["u"] * (UD_NODE_BYTES + KEPT_ANSWER * x["ring"]) if h else 0.0,
@@ -324,6 +330,56 @@ def nodes(n, k):
     return (n + k - 1) // k
 
 
+DIR_ENTRY = 44        # odcm/directory.c: struct dir_entry
+DIR_COUNTS = 16       # its node block's counts
+DIR_BUDGET = 65536    # ARMCI_DIRECTORY_BYTES: holders' entries a node keeps
+DIR_RECORD = 80       # a learned entry's record (struct dir_known)
+
+
+def directory_holders(m):
+    """Every span-th node holds its span's entries, the span as small as the budget of
+    holders' entries allows (odcm/directory.c): the span and the number of holders."""
+    span = max(1, -(-m * DIR_ENTRY // DIR_BUDGET))
+    return span, -(-m // span)
+
+
+def directory_block(n, k):
+    """The node block a process counts, on average: the holders' entries and its node's own,
+    a k-th a process, and with spans of more than one node every process's entry once more at
+    its holder (N over N processes)."""
+    span, holders = directory_holders(nodes(n, k))
+    return (DIR_COUNTS + DIR_ENTRY * holders) / k + DIR_ENTRY + (DIR_ENTRY if span > 1 else 0)
+
+
+def directory_learned(n, k, reach):
+    """Entries learned a process: the servers of the nodes it reaches (but the holders' and,
+    on a holder, its span's: about H + 1 of the M nodes), and its share of the clients its
+    node's server hears from, as many (but the holders' masters and its span's processes)."""
+    m = nodes(n, k)
+    if m <= 1:
+        return 0.0
+    span, holders = directory_holders(m)
+    servers = 0.0 if span == 1 else reach * max(0.0, 1 - (holders + 1) / m)
+    clients = reach * max(0.0, 1 - (holders + (k if span > 1 else 0)) / n)
+    return servers + clients
+
+
+def in_directory_block(node, rank, n, k):
+    """Whether the block of node holds rank's entry (odcm/directory.c's in_block)."""
+    span, _ = directory_holders(nodes(n, k))
+    of = rank // k
+    return of == node or of // span * span == node or (of % span == 0 and rank % k == 0)
+
+
+def directory_entries_learned(p, reached, n, k):
+    """Entries learned for process p, which reaches the nodes `reached`: each node's server
+    unless p's node's block has it, and p's entry at each of those nodes' servers unless
+    theirs has it."""
+    mine = p // k
+    return sum(int(not in_directory_block(mine, j * k, n, k)) +
+               int(not in_directory_block(j, p, n, k)) for j in reached)
+
+
 BLOCK_ALIGN = 64  # api/block_index.h: blocks start on cache lines
 RUN_BYTES = 16    # struct block_run
 
@@ -447,7 +503,7 @@ def lu_profile(n, k, nb=None, cap=None, samples=256):
     nb = nb or 2 * max(pr, pc)
     m, step = nodes(n, k), max(1, n // samples)
     rc_of, ud_of, req_of = [0] * m, [0] * m, [0] * m
-    c = u = messaging = client = 0
+    c = u = messaging = client = learned = 0
     count = 0
     for p in range(0, n, step):
         data = lu_data_nodes(p, n, k, nb)
@@ -460,9 +516,11 @@ def lu_profile(n, k, nb=None, cap=None, samples=256):
         for j in ud:
             ud_of[j] += 1
         c, u, messaging = c + len(rc), u + len(ud), messaging + bool(data & rc)
+        learned += directory_entries_learned(p, rc | ud, n, k)
         client += client_tables(m, len(rc), len(ud))
         count += 1
     c, u = c / count, u / count
+    learned /= count
     if step == 1:
         server = sum(server_tables(s, su) for s, su in zip(rc_of, ud_of)) / n
     else:
@@ -471,7 +529,7 @@ def lu_profile(n, k, nb=None, cap=None, samples=256):
     # requests (a barrier's alone carries none): sampled clients stand for `step` each.
     req_bufs = sum(request_bufs(step * q) for q in req_of) / m
     ud_recv = sum(server_ud_recv(step * q) for q in ud_of) / m
-    return c, u, messaging / count, client / count + server, req_bufs, ud_recv
+    return c, u, messaging / count, client / count + server, req_bufs, ud_recv, learned
 
 
 def lu_connections(n, k, nb=None):
@@ -640,14 +698,17 @@ class Model:
         m = nodes(n, k)
         links = barrier_links(m, k, links_cap)
         x = {"n": n, "k": k, "m": m, "hybrid": hybrid, "c": c, "u": u, "b": min(c, links),
-             "rb": 1 / k if m > 1 else 0.0, "index": self.index(app, n, k, run)}
+             "rb": 1 / k if m > 1 else 0.0, "index": self.index(app, n, k, run),
+             "dir_block": directory_block(n, k), "dir_learned": directory_learned(n, k, reach),
+             "dir_server_asks": m > 1 and (k > 1 or directory_holders(m)[0] > 1)}
         depth = self.depth(app, n, reach, run)
         # A node's share beyond its window makes the sender wait on it, while the nodes before
         # it drain and shrink their rings: W / depth of them are still busy at the peak.
         x["ring"], x["busy"] = ring(depth), min(1.0, HYBRID_WINDOW / depth) if depth else 1.0
         if app == "lu":  # process by process: its averages are the runs' in every run
-            _, _, x["rm"], x["tables"], x["req_bufs"], x["ud_recv"] = lu_profile(
-                n, k, LU_RUN_BLOCKS if run else None, links_cap or None)
+            (_, _, x["rm"], x["tables"], x["req_bufs"], x["ud_recv"],
+             x["dir_learned"]) = lu_profile(n, k, LU_RUN_BLOCKS if run else None,
+                                            links_cap or None)
         else:
             x["rm"] = uniform_rc_share(m, k, reach, links, hybrid and links_cap > 0)
             # A connection carries requests when it leads to a node the traffic goes to: all

@@ -51,6 +51,8 @@ regular_place_unaligned symmetric-4x2
 run_place_unstepped symmetric-4x2
 runs_never_merged symmetric-4x1
 server_offset_ignored server-symmetric-4x1 server-symmetric-4x2
+entry_sender_unchecked ud-forged-entries-4x2
+lookup_asked_once directory-9x1-udloss directory-9x1-ud-udloss
 ud_retransmission_dropped udloss-alltoall-6x1-overlap
 msg_op_ignored msg-4x2
 barrier_skips_round 4x2

@@ -7,7 +7,8 @@
 # data-server thread beside the application thread or the connection manager in a
 # way the threads suite does not (deferred completions, chains, Rmw, locks,
 # ordering, first contact, bad requests, overlap set-up, eviction under UD loss, pools
-# trimmed by the server thread while the application fences).
+# trimmed by the server thread while the application fences, directory entries learned by
+# both threads of a master at once).
 # Their other cases repeat these paths at other layouts: under the sanitizer's
 # 3-10x slowdown the whole three suites took 980 s of a 35-minute test command.
 # Open MPI's own reports are suppressed (tests/tsan.supp); ours never are.
@@ -27,7 +28,8 @@ if [ $# -eq 0 ]; then
     names=$(scripts/select-tests.py "$build" --suite threads \
         rma-4x2 rma-4x1-deferred chain-2x1-deferred chain-4x2 rmw-mixed-4x2 lock-fifo-4x1 \
         ordering-4x2 verbs-traffic-4x2 first-contact-burst-3x1 server-rejects-bad-requests \
-        rma-6x2-ondemand-overlap cap2-6x1-udloss ring-4x1 alltoall-6x1 pool-trim-4x2)
+        rma-6x2-ondemand-overlap cap2-6x1-udloss ring-4x1 alltoall-6x1 pool-trim-4x2 \
+        directory-9x1-ud directory-10x2)
     # shellcheck disable=SC2086 # one word a test name
     set -- $names
 else

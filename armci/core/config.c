@@ -104,6 +104,9 @@ const struct config_entry config_table[] = {
      "on-demand mode: connections a data server holds before it asks its least recently "
      "active client to close one (a soft cap: clients close when idle); -1: "
      "ARMCI_MAX_CONNECTIONS, 0: none"},
+    {"ARMCI_DIRECTORY_BYTES", CFG_INT, FIELD(directory_bytes), "65536", 44, 1L << 30, NULL, true,
+     "on-demand mode: bytes of UD addresses of holders a node keeps (44 B each); every other "
+     "address is kept by its holder and asked of it at first contact"},
     {"ARMCI_QP_POOL", CFG_INT, FIELD(qp_pool), "4", 0, 4096, NULL, false,
      "RC QPs each process (and each data server) keeps made in advance for first contacts; "
      "background threads refill them (on-demand overlap protocol)"},

@@ -58,6 +58,7 @@ struct config {
     enum cfg_vector vector;     /* ARMCI_VECTOR: short vector segments by RDMA or the server */
     int qp_pool;                /* ARMCI_QP_POOL: QPs made ahead for first contacts */
     int max_connections;        /* ARMCI_MAX_CONNECTIONS: 0 = no cap */
+    int directory_bytes;        /* ARMCI_DIRECTORY_BYTES: holders' addresses a node keeps */
     int max_server_connections; /* ARMCI_MAX_SERVER_CONNECTIONS: a data server's soft cap */
     enum cfg_hybrid hybrid;     /* ARMCI_HYBRID: small operations over UD without a connection */
     bool hybrid_on;             /* the UD data path is in use (ARMCI_HYBRID's auto rule applied) */

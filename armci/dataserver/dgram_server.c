@@ -57,7 +57,9 @@ static void batch_send(struct answer_batch *b)
                              .rank = topo.my_node,
                              .ack = (uint32_t)engine_next(b->client)};
     memcpy(b->buf, &h, sizeof(h));
-    struct verbs_addr to = directory_client_data(b->rank);
+    struct verbs_addr to;
+    if (!directory_client_data(b->rank, &to)) /* known: it was checked when it came */
+        return;
     if (!ud_send_bytes(&sud, b->rank, &to, b->buf, b->len)) {
         server_drain_sends(); /* completions give send buffers back */
         if (!ud_send_bytes(&sud, b->rank, &to, b->buf, b->len))
@@ -181,6 +183,13 @@ static void refuse(const struct ud_sender *from, const char *why)
     ud_refuse(&sud, from, why);
 }
 
+static void on_datagram(void *ctx, const struct ud_sender *from, const void *bytes, size_t len);
+
+static void replay(const struct ud_sender *from, const void *bytes, size_t len)
+{
+    on_datagram(NULL, from, bytes, len);
+}
+
 static void on_datagram(void *ctx, const struct ud_sender *from, const void *bytes, size_t len)
 {
     (void)ctx;
@@ -194,7 +203,11 @@ static void on_datagram(void *ctx, const struct ud_sender *from, const void *byt
         refuse(from, "names no rank of this job");
         return;
     }
-    struct verbs_addr a = directory_client_data(h.rank);
+    struct verbs_addr a;
+    if (!directory_client_data(h.rank, &a)) { /* asked of its holder meanwhile */
+        directory_park(h.rank, from, bytes, len, replay);
+        return;
+    }
     if (!ud_sender_is(from, &a)) {
         refuse(from, "not sent by the UD data QP of the rank it names");
         return;

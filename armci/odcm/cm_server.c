@@ -87,9 +87,10 @@ void cm_server_init(struct endpoint *sends, struct endpoint *requests,
                     const struct cm_server_ops *server_ops)
 {
     ops = *server_ops;
-    if (ondemand())
-        ud_create(&sud, sends, requests, "data server", SERVER_RECV_FIRST, on_client_datagram,
-                  NULL);
+    if (!ondemand())
+        return;
+    ud_create(&sud, sends, requests, "data server", SERVER_RECV_FIRST, on_client_datagram, NULL);
+    directory_attach(DIR_SERVER, &sud);
 }
 
 void cm_server_check_channel(void)
@@ -166,8 +167,9 @@ static void tell(int client, enum cm_msg_type type, uint32_t epoch, uint8_t prot
         .node = topo.my_node,
         .epoch = epoch,
     };
-    struct verbs_addr to = directory_client(client);
-    ud_send(&sud, client, &to, &m); /* if busy, the client's retransmission covers it */
+    struct verbs_addr to;
+    if (directory_client(client, &to))  /* known: it was checked when it came */
+        ud_send(&sud, client, &to, &m); /* if busy, the client's retransmission covers it */
 }
 
 void cm_server_tell_broken(int client)
@@ -260,8 +262,9 @@ static void answer(struct accepted *a, enum cm_msg_type type, uint8_t protocol)
     m.credits = terms.credits;
     m.gather = (uint16_t)terms.gather;
     m.resume = terms.resume;
-    struct verbs_addr to = directory_client(a->client);
-    ud_send(&sud, a->client, &to, &m); /* if busy, the client's retransmission covers it */
+    struct verbs_addr to;
+    if (directory_client(a->client, &to))  /* known: it was checked when it came */
+        ud_send(&sud, a->client, &to, &m); /* if busy, the client's retransmission covers it */
 }
 
 /* Whether m carries the client's QP: an RTU, or a serial-protocol REQ (not a DISC). */
@@ -328,16 +331,30 @@ static struct accepted *conn_for(const struct ud_sender *from, const struct cm_m
     return a;
 }
 
+static void replay(const struct ud_sender *from, const void *bytes, size_t len)
+{
+    (void)len;
+    on_client_datagram(NULL, from, bytes);
+}
+
 static void on_client_datagram(void *ctx, const struct ud_sender *from, const struct cm_msg *m)
 {
     if (fault_injected(FAULT_SERVER_SILENT))
         return; /* a server that never answers */
+    if (m->type == CM_LOOKUP || m->type == CM_ENTRY) {
+        directory_on_message(DIR_SERVER, from, m); /* an entry hands back what waited for it */
+        return;
+    }
     const char *bad = invalid_request(m);
     if (bad) {
         ud_refuse(&sud, from, bad);
         return;
     }
-    struct verbs_addr client = directory_client(m->rank);
+    struct verbs_addr client;
+    if (!directory_client(m->rank, &client)) { /* asked of its holder meanwhile */
+        directory_park(m->rank, from, m, sizeof(*m), replay);
+        return;
+    }
     if (!ud_sender_is(from, &client)) {
         ud_refuse(&sud, from, "not sent by the rank it names");
         return;

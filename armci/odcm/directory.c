@@ -1,18 +1,22 @@
 #include "odcm/directory.h"
 
 #include <mpi.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/config.h"
+#include "core/error.h"
+#include "core/intmap.h"
 #include "core/memstat.h"
-#include "core/shm.h"
+#include "core/mutant.h"
+#include "core/retransmit.h"
 #include "core/runtime.h"
+#include "core/shm.h"
 #include "core/topology.h"
 #include "core/util.h"
 
-/* What each process publishes (only for the gathers). */
+/* What each process publishes, and what a holder answers. */
 struct dir_entry {
     struct verbs_addr client_ud;
     int32_t rank;
@@ -21,29 +25,50 @@ struct dir_entry {
     uint32_t server_data_qpn; /* masters only, if on */
 };
 
-/* What the node's master found in the gathered entries, which sizes the tables. A GID's
- * first gid_prefix bytes are the same in the whole job (all 16 on InfiniBand, where the GIDs
- * are unused and 0; 12 for RoCE v2's IPv4-mapped ones): kept once, the rest per node. */
-struct dir_shape {
-    int32_t lid_differs, gid_differs, data_path, gid_prefix;
+/* The node's block: its counts, then the holders' masters' entries (by node), this node's
+ * processes' and, on a holder, its span's processes' (both by rank). */
+struct dir_block {
+    int32_t span, nholders, nown, nheld;
+    struct dir_entry entries[];
 };
 
-/* The tables, in one block of the node's shared memory: written by the node's master at
- * init, read by every process of the node (and its data server) until finalize. */
-static uint32_t *client_qpn;      /* [nprocs] */
-static uint32_t *server_qpn;      /* [num_nodes] */
-static uint8_t *gid_prefix;       /* [16] the job's GIDs' common first bytes (shape.gid_prefix) */
-static uint16_t *node_lid;        /* [num_nodes] the master's port */
-static uint8_t *node_gid_tail;    /* [num_nodes][gid_tail] the rest of its GID */
-static uint16_t *rank_lid;        /* [nprocs] when processes of a node differ in LID; else NULL */
-static uint8_t *rank_gid_tail;    /* [nprocs][gid_tail] when they differ in GID; else NULL */
-static uint32_t *client_data_qpn; /* [nprocs] if the UD data path is on */
-static uint32_t *server_data_qpn; /* [num_nodes] if it is on */
-static size_t gid_tail;           /* 16 - shape.gid_prefix */
-static void *block;
+/* A rank a side asked about: its entry once the holder answered, and the datagrams that
+ * wait for it (the data server's side). */
+struct dir_parked {
+    struct dir_parked *next;
+    dir_replay_fn replay;
+    struct ud_sender from;
+    size_t len;
+    uint8_t bytes[];
+};
+struct dir_known {
+    struct dir_entry e;
+    bool have;
+    double asked_at;     /* the last ask */
+    double asking_since; /* the first unanswered ask */
+    int nparked;
+    struct dir_parked *parked;
+};
+struct dir_side_state {
+    struct ud_endpoint *via;
+    struct intmap known; /* rank -> struct dir_known */
+    long bytes;          /* of the records and what waits in them */
+};
+
+/* A lookup lost is asked again by the next call that needs the entry, at most this often. */
+#define DIR_ASK_INTERVAL 0.001
+/* Datagrams the data server keeps for one rank it asked about, and their bytes for all of
+ * them (a burst of first contacts: 256 small requests, or 4 of the largest datagrams). */
+#define DIR_PARK_PER_RANK 4
+#define DIR_PARK_BYTES    16384
+
+static struct dir_block *block;
 static size_t block_size;
+static struct dir_side_state sides[2];
 static uint32_t offered_client, offered_server;
 static long held; /* this process's share of the block */
+static size_t parked_bytes;
+static long lookups, learned[2];
 
 void directory_offer_client_data(uint32_t qpn)
 {
@@ -55,125 +80,123 @@ void directory_offer_server_data(uint32_t qpn)
     offered_server = qpn;
 }
 
-/* Places the tables of `shape` in the block at base (NULL: only sizes it); its size. */
-static size_t lay_out(char *base, const struct dir_shape *shape)
+void directory_attach(enum dir_side side, struct ud_endpoint *via)
 {
-    size_t n = (size_t)rt.nprocs, nodes = (size_t)topo.num_nodes, at = 0;
-#define PLACE(ptr, count)                          \
-    do {                                           \
-        at = (at + 7) & ~(size_t)7;                \
-        (ptr) = base ? (void *)(base + at) : NULL; \
-        at += sizeof(*(ptr)) * (count);            \
-    } while (0)
-    gid_tail = 16 - (size_t)shape->gid_prefix;
-    PLACE(client_qpn, n);
-    PLACE(server_qpn, nodes);
-    PLACE(gid_prefix, 16);
-    PLACE(node_lid, nodes);
-    PLACE(node_gid_tail, nodes * gid_tail);
-    rank_lid = NULL;
-    rank_gid_tail = NULL;
-    client_data_qpn = server_data_qpn = NULL;
-    if (shape->lid_differs)
-        PLACE(rank_lid, n);
-    if (shape->gid_differs)
-        PLACE(rank_gid_tail, n * gid_tail);
-    if (shape->data_path) {
-        PLACE(client_data_qpn, n);
-        PLACE(server_data_qpn, nodes);
-    }
-#undef PLACE
-    return at;
+    sides[side].via = via;
 }
 
-/* On a master: every process's entry, by rank (the node's gathered, then the masters'). */
-static struct dir_entry *gather_all(const struct dir_entry *mine)
+/* Nodes a holder keeps: as few as ARMCI_DIRECTORY_BYTES allows, so that lookups spread over
+ * as many holders as it pays for (every node, and none, while the job is small). */
+static int span_for(int nodes)
 {
-    int k = topo_node_nprocs(topo.my_node);
-    struct dir_entry *node = topo_is_master() ? xmalloc(sizeof(*node) * (size_t)k) : NULL;
-    MPI_Gather(mine, sizeof(*mine), MPI_BYTE, node, sizeof(*mine), MPI_BYTE, 0, topo.node_comm);
-    if (!topo_is_master())
-        return NULL;
-    int nodes = topo.num_nodes;
-    int *counts = xmalloc(sizeof(int) * (size_t)nodes),
-        *displs = xmalloc(sizeof(int) * (size_t)nodes);
-    for (int m = 0, at = 0; m < nodes; m++) {
-        counts[m] = topo_node_nprocs(m) * (int)sizeof(*mine);
-        displs[m] = at;
-        at += counts[m];
+    long span = ((long)nodes * (long)sizeof(struct dir_entry) + cfg.directory_bytes - 1) /
+                cfg.directory_bytes;
+    return span < 1 ? 1 : (int)span;
+}
+
+static int holder_of(int node)
+{
+    return node / block->span * block->span;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+    int32_t x = ((const struct dir_entry *)a)->rank, y = ((const struct dir_entry *)b)->rank;
+    return (x > y) - (x < y);
+}
+
+/* The entries of `comm`'s members, each giving `count` of them, gathered at its rank 0 and
+ * sorted by rank there (NULL elsewhere); *total their number. */
+static struct dir_entry *gather_sorted(const struct dir_entry *mine, int count, MPI_Comm comm,
+                                       int *total)
+{
+    int me, size;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+    int bytes = count * (int)sizeof(*mine);
+    int *counts = me == 0 ? xmalloc(sizeof(int) * (size_t)size) : NULL;
+    int *displs = me == 0 ? xmalloc(sizeof(int) * (size_t)size) : NULL;
+    MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+    struct dir_entry *all = NULL;
+    *total = 0;
+    if (me == 0) {
+        int at = 0;
+        for (int i = 0; i < size; i++) {
+            displs[i] = at;
+            at += counts[i];
+        }
+        *total = at / (int)sizeof(*mine);
+        all = xmalloc((size_t)at + 1);
     }
-    struct dir_entry *by_node = xmalloc(sizeof(*by_node) * (size_t)rt.nprocs);
-    MPI_Allgatherv(node, k * (int)sizeof(*mine), MPI_BYTE, by_node, counts, displs, MPI_BYTE,
-                   topo.master_comm); /* a master's rank there is its node's number */
-    struct dir_entry *all = xmalloc(sizeof(*all) * (size_t)rt.nprocs);
-    for (int i = 0; i < rt.nprocs; i++)
-        all[by_node[i].rank] = by_node[i];
-    free(by_node);
+    MPI_Gatherv(mine, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm);
+    if (all)
+        qsort(all, (size_t)*total, sizeof(*all), by_rank);
     free(counts);
     free(displs);
-    free(node);
     return all;
 }
 
-static struct dir_shape shape_of(const struct dir_entry *all)
+/*
+ * On a master: the holders' entries (*nholders) and, on a holder, its span's (*held_entries,
+ * *nheld). The masters of a span gather their nodes' entries at its holder; the holders
+ * all-gather theirs and hand them to their span.
+ */
+static struct dir_entry *gather_holders(const struct dir_entry *own, int nown, int span,
+                                        int *nholders, struct dir_entry **span_entries, int *nheld)
 {
-    struct dir_shape shape = {.data_path = offered_client != 0, .gid_prefix = 16};
-    for (int r = 0; r < rt.nprocs; r++) {
-        const struct dir_entry *m = &all[topo_node_master(topo_node_of(r))];
-        shape.lid_differs |= all[r].client_ud.lid != m->client_ud.lid;
-        shape.gid_differs |= memcmp(all[r].client_ud.gid, m->client_ud.gid, 16) != 0;
-        while (shape.gid_prefix > 0 &&
-               memcmp(all[r].client_ud.gid, all[0].client_ud.gid, (size_t)shape.gid_prefix))
-            shape.gid_prefix--;
+    MPI_Comm span_comm, holders_comm;
+    int node = topo.my_node; /* a master's rank in master_comm is its node's number */
+    MPI_Comm_split(topo.master_comm, node / span, node, &span_comm);
+    *span_entries = NULL;
+    *nheld = 0;
+    if (span > 1) /* else its span is its node: its own entries */
+        *span_entries = gather_sorted(own, nown, span_comm, nheld);
+    bool holder = node % span == 0;
+    MPI_Comm_split(topo.master_comm, holder ? 0 : MPI_UNDEFINED, node, &holders_comm);
+    *nholders = (topo.num_nodes + span - 1) / span;
+    struct dir_entry *holders = xmalloc(sizeof(*holders) * (size_t)*nholders);
+    if (holder) {
+        const struct dir_entry *master = &own[0]; /* the lowest rank of the node */
+        MPI_Allgather(master, sizeof(*master), MPI_BYTE, holders, sizeof(*master), MPI_BYTE,
+                      holders_comm);
+        MPI_Comm_free(&holders_comm);
     }
-    return shape;
-}
-
-static void fill(const struct dir_entry *all)
-{
-    size_t prefix = 16 - gid_tail;
-    memcpy(gid_prefix, all[0].client_ud.gid, prefix);
-    for (int node = 0; node < topo.num_nodes; node++) {
-        const struct dir_entry *m = &all[topo_node_master(node)];
-        server_qpn[node] = m->server_ud_qpn;
-        memcpy(node_gid_tail + (size_t)node * gid_tail, m->client_ud.gid + prefix, gid_tail);
-        node_lid[node] = m->client_ud.lid;
-        if (server_data_qpn)
-            server_data_qpn[node] = m->server_data_qpn;
-    }
-    for (int r = 0; r < rt.nprocs; r++) {
-        client_qpn[r] = all[r].client_ud.qpn;
-        if (rank_lid)
-            rank_lid[r] = all[r].client_ud.lid;
-        if (rank_gid_tail)
-            memcpy(rank_gid_tail + (size_t)r * gid_tail, all[r].client_ud.gid + prefix, gid_tail);
-        if (client_data_qpn)
-            client_data_qpn[r] = all[r].client_data_qpn;
-    }
+    MPI_Bcast(holders, (int)sizeof(*holders) * *nholders, MPI_BYTE, 0, span_comm);
+    MPI_Comm_free(&span_comm);
+    return holders;
 }
 
 /*
- * The tables are the same for every process of a node, so the node keeps them once: the
- * master gathers its node's entries, all-gathers them with the other masters, and writes the
- * tables into a block of the node's shared memory that the others map. Its processes count a
- * k-th each (the master the rest).
+ * Every process gives its entry to its master; the masters gather them at holders (above);
+ * each master writes its node's block, which the node's processes map. They count a k-th of
+ * it each (the master the rest).
  */
 void directory_publish(struct verbs_addr client_ud, uint32_t server_ud_qpn)
 {
     struct dir_entry mine = {client_ud, rt.me, server_ud_qpn, offered_client, offered_server};
-    struct dir_entry *all = gather_all(&mine);
-    struct dir_shape shape = {0};
-    if (all)
-        shape = shape_of(all);
-    MPI_Bcast(&shape, sizeof(shape), MPI_BYTE, 0, topo.node_comm);
-    block_size = lay_out(NULL, &shape);
+    int nown = 0, nholders = 0, nheld = 0;
+    struct dir_entry *own = gather_sorted(&mine, 1, topo.node_comm, &nown);
+    struct dir_entry *holders = NULL, *span_entries = NULL;
+    int span = span_for(topo.num_nodes);
+    if (topo_is_master())
+        holders = gather_holders(own, nown, span, &nholders, &span_entries, &nheld);
+    int32_t counts[3] = {nholders, nown, nheld};
+    MPI_Bcast(counts, 3, MPI_INT32_T, 0, topo.node_comm);
+    block_size =
+        sizeof(*block) + sizeof(struct dir_entry) * (size_t)(counts[0] + counts[1] + counts[2]);
     char tag[32];
     snprintf(tag, sizeof(tag), "dir%d", topo.my_node);
     block = shm_map_collective(topo.node_comm, tag, block_size, NULL, NULL);
-    lay_out(block, &shape);
-    if (all)
-        fill(all);
-    free(all);
+    if (topo_is_master()) {
+        *block = (struct dir_block){span, nholders, nown, nheld};
+        struct dir_entry *e = block->entries;
+        memcpy(e, holders, sizeof(*e) * (size_t)nholders);
+        memcpy(e + nholders, own, sizeof(*e) * (size_t)nown);
+        memcpy(e + nholders + nown, span_entries, sizeof(*e) * (size_t)nheld);
+    }
+    free(holders);
+    free(own);
+    free(span_entries);
     MPI_Barrier(topo.node_comm); /* written before anyone reads */
 
     long k = topo_node_nprocs(topo.my_node);
@@ -181,22 +204,286 @@ void directory_publish(struct verbs_addr client_ud, uint32_t server_ud_qpn)
     memstat_add(MEM_DIRECTORY, held);
 }
 
+/* An intmap's table counts as connection memory (core/intmap.c); a side's is directory. */
+static long table_bytes(const struct intmap *m)
+{
+    return (long)(m->cap * (sizeof(uint32_t) + sizeof(void *)));
+}
+
+static void forget(struct dir_side_state *s)
+{
+    struct dir_known *kn;
+    INTMAP_FOR_EACH(&s->known, kn)
+    {
+        for (struct dir_parked *p = kn->parked, *next; p; p = next) {
+            next = p->next;
+            free(p);
+        }
+        free(kn);
+    }
+    memstat_add(MEM_CONNECTIONS, table_bytes(&s->known)); /* intmap_free takes it from there */
+    intmap_free(&s->known);
+    memstat_add(MEM_DIRECTORY, -s->bytes);
+    *s = (struct dir_side_state){0};
+}
+
 void directory_fini(void)
 {
+    forget(&sides[DIR_CLIENTS]);
+    forget(&sides[DIR_SERVER]);
     shm_unmap(block, block_size);
     block = NULL;
     block_size = 0;
-    client_data_qpn = server_data_qpn = NULL;
     offered_client = offered_server = 0;
-    client_qpn = server_qpn = NULL;
-    gid_prefix = node_gid_tail = rank_gid_tail = NULL;
-    node_lid = rank_lid = NULL;
-    gid_tail = 0;
     memstat_add(MEM_DIRECTORY, -held);
     held = 0;
+    parked_bytes = 0;
+    __atomic_store_n(&lookups, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&learned[DIR_CLIENTS], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&learned[DIR_SERVER], 0, __ATOMIC_RELAXED);
+}
+
+static const struct dir_entry *search(const struct dir_entry *e, int n, int rank)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (e[mid].rank < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && e[lo].rank == rank ? &e[lo] : NULL;
+}
+
+/* The entry of rank if the block has it: this node's, a holder's master's, or the span's
+ * this node holds. */
+static const struct dir_entry *in_block(int rank)
+{
+    const struct dir_entry *holders = block->entries, *own = holders + block->nholders,
+                           *span = own + block->nown;
+    int node = topo_node_of(rank);
+    if (node == topo.my_node)
+        return search(own, block->nown, rank);
+    if (holder_of(node) == topo.my_node)
+        return search(span, block->nheld, rank);
+    if (node % block->span == 0 && rank == topo_node_master(node))
+        return &holders[node / block->span];
+    return NULL;
+}
+
+/* The address of node's data server, from its master's entry. */
+static struct verbs_addr server_port(const struct dir_entry *master, uint32_t qpn)
+{
+    struct verbs_addr a = master->client_ud;
+    a.qpn = qpn;
+    a.psn = 0;
+    return a;
+}
+
+/* Read by the other thread of a master (directory_bytes): atomic. */
+static void account(struct dir_side_state *s, long bytes)
+{
+    __atomic_add_fetch(&s->bytes, bytes, __ATOMIC_RELAXED);
+    memstat_add(MEM_DIRECTORY, bytes);
+}
+
+/* Asks rank's holder for its entry, unless asked within DIR_ASK_INTERVAL. */
+static void ask(struct dir_side_state *s, struct dir_known *kn, int rank)
+{
+    double now = now_seconds();
+    /* Asked again after a long time away (the process computed): the silence is ours. */
+    if (!kn->asking_since || retransmit_was_away(kn->asked_at, now))
+        kn->asking_since = now;
+    if (s == &sides[DIR_CLIENTS] && now - kn->asking_since > cfg.connect_timeout)
+        armci_die(NULL,
+                  "no answer within ARMCI_CONNECT_TIMEOUT=%g s from the data server of node %d, "
+                  "which holds the UD addresses of node %d (rank %d): is it alive?",
+                  cfg.connect_timeout, holder_of(topo_node_of(rank)), topo_node_of(rank), rank);
+    if (kn->asked_at && now - kn->asked_at < DIR_ASK_INTERVAL)
+        return;
+#if ARMCI_MUTANT_IS(lookup_asked_once)
+    if (kn->asked_at)
+        return; /* the bug: a lookup lost is never asked again */
+#endif
+    int holder = holder_of(topo_node_of(rank));
+    const struct dir_entry *master = &block->entries[holder / block->span];
+    struct verbs_addr to = server_port(master, master->server_ud_qpn);
+    struct cm_msg m = {.type = CM_LOOKUP, .rank = rank, .node = holder, .epoch = 1};
+    /* The channels' AH keys: nodes for the clients' (servers), ranks for the server's. */
+    int key = s == &sides[DIR_CLIENTS] ? holder : master->rank;
+    if (ud_send(s->via, key, &to, &m)) { /* if busy, the next call asks again */
+        kn->asked_at = now;
+        __atomic_add_fetch(&lookups, 1, __ATOMIC_RELAXED);
+    }
+}
+
+/* The entry of rank for a side, or NULL (after asking its holder, if `asking`). */
+static const struct dir_entry *find(enum dir_side side, int rank, bool asking)
+{
+    const struct dir_entry *e = in_block(rank);
+    if (e)
+        return e;
+    struct dir_side_state *s = &sides[side];
+    struct dir_known *kn = intmap_get(&s->known, (uint32_t)rank);
+    if (kn && kn->have)
+        return &kn->e;
+    if (!asking)
+        return NULL;
+    if (!kn) {
+        kn = xcalloc(1, sizeof(*kn));
+        long table = table_bytes(&s->known);
+        intmap_put(&s->known, (uint32_t)rank, kn);
+        table = table_bytes(&s->known) - table;
+        memstat_add(MEM_CONNECTIONS, -table);
+        account(s, (long)sizeof(*kn) + table);
+    }
+    ask(s, kn, rank);
+    return NULL;
+}
+
+bool directory_server(int node, struct verbs_addr *out)
+{
+    const struct dir_entry *e = find(DIR_CLIENTS, topo_node_master(node), true);
+    if (e)
+        *out = server_port(e, e->server_ud_qpn);
+    return e != NULL;
+}
+
+bool directory_server_data(int node, struct verbs_addr *out)
+{
+    const struct dir_entry *e = find(DIR_CLIENTS, topo_node_master(node), true);
+    if (e)
+        *out = server_port(e, e->server_data_qpn);
+    return e != NULL;
+}
+
+bool directory_knows_server(int node)
+{
+    return find(DIR_CLIENTS, topo_node_master(node), false) != NULL;
+}
+
+bool directory_client(int rank, struct verbs_addr *out)
+{
+    const struct dir_entry *e = find(DIR_SERVER, rank, true);
+    if (e)
+        *out = e->client_ud;
+    return e != NULL;
+}
+
+bool directory_client_data(int rank, struct verbs_addr *out)
+{
+    const struct dir_entry *e = find(DIR_SERVER, rank, true);
+    if (e) {
+        *out = e->client_ud;
+        out->qpn = e->client_data_qpn;
+    }
+    return e != NULL;
+}
+
+void directory_park(int rank, const struct ud_sender *from, const void *bytes, size_t len,
+                    dir_replay_fn replay)
+{
+    struct dir_side_state *s = &sides[DIR_SERVER];
+    struct dir_known *kn = intmap_get(&s->known, (uint32_t)rank);
+    if (!kn || kn->have || kn->nparked >= DIR_PARK_PER_RANK || parked_bytes + len > DIR_PARK_BYTES)
+        return; /* its sender retransmits */
+    struct dir_parked *p = xmalloc(sizeof(*p) + len);
+    *p = (struct dir_parked){.replay = replay, .from = *from, .len = len};
+    memcpy(p->bytes, bytes, len);
+    struct dir_parked **tail = &kn->parked; /* in arrival order */
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = p;
+    kn->nparked++;
+    parked_bytes += len;
+    account(s, (long)(sizeof(*p) + len));
+}
+
+/* A holder's data server: the entry asked for, to whoever asked (it is no secret). */
+static int answer_lookup(enum dir_side side, const struct ud_sender *from, const struct cm_msg *m)
+{
+    struct ud_endpoint *via = sides[side].via;
+    if (side != DIR_SERVER || m->rank < 0 || m->rank >= rt.nprocs || m->node != topo.my_node ||
+        holder_of(topo_node_of(m->rank)) != topo.my_node) {
+        ud_refuse(via, from, "a lookup of a rank this node does not hold");
+        return -1;
+    }
+    const struct dir_entry *e = in_block(m->rank);
+    if (!e)
+        return -1; /* every rank of the span was gathered here */
+    struct cm_msg a = {.type = CM_ENTRY,
+                       .rank = m->rank,
+                       .node = topo_node_of(m->rank),
+                       .epoch = m->epoch,
+                       .credits = (int32_t)e->client_data_qpn,
+                       .resume = (uint64_t)e->server_ud_qpn << 32 | e->server_data_qpn,
+                       .qp = e->client_ud};
+    ud_reply(via, from, &a); /* if busy, the asker asks again */
+    return -1;
+}
+
+/* Whether m, an entry, came from the holder of the rank it names (its data server). */
+static bool from_holder(const struct ud_sender *from, const struct cm_msg *m)
+{
+    const struct dir_entry *master = &block->entries[holder_of(m->node) / block->span];
+    struct verbs_addr holder = server_port(master, master->server_ud_qpn);
+#if ARMCI_MUTANT_IS(entry_sender_unchecked)
+    (void)from;
+    (void)holder;
+    return true; /* the bug: anybody's answer is believed */
+#endif
+    return ud_sender_is(from, &holder);
+}
+
+static void replay_parked(struct dir_side_state *s, struct dir_known *kn)
+{
+    struct dir_parked *p = kn->parked;
+    kn->parked = NULL;
+    kn->nparked = 0;
+    while (p) {
+        struct dir_parked *next = p->next;
+        parked_bytes -= p->len;
+        p->replay(&p->from, p->bytes, p->len);
+        account(s, -(long)(sizeof(*p) + p->len));
+        free(p);
+        p = next;
+    }
+}
+
+int directory_on_message(enum dir_side side, const struct ud_sender *from, const struct cm_msg *m)
+{
+    if (m->type == CM_LOOKUP)
+        return answer_lookup(side, from, m);
+    struct dir_side_state *s = &sides[side];
+    bool valid = m->rank >= 0 && m->rank < rt.nprocs && m->node == topo_node_of(m->rank) &&
+                 m->qp.qpn != 0 && m->qp.qpn <= CM_QPN_MASK && m->qp.psn == 0 &&
+                 (uint32_t)m->credits <= CM_QPN_MASK && m->gather == 0;
+    if (!valid || !from_holder(from, m)) {
+        ud_refuse(s->via, from, valid ? "an entry not sent by its holder" : "malformed entry");
+        return -1;
+    }
+    struct dir_known *kn = intmap_get(&s->known, (uint32_t)m->rank);
+    if (!kn || kn->have)
+        return -1; /* not asked, or a repeated answer */
+    kn->e = (struct dir_entry){.client_ud = m->qp,
+                               .rank = m->rank,
+                               .server_ud_qpn = (uint32_t)(m->resume >> 32),
+                               .client_data_qpn = (uint32_t)m->credits,
+                               .server_data_qpn = (uint32_t)m->resume};
+    kn->have = true;
+    __atomic_add_fetch(&learned[side], 1, __ATOMIC_RELAXED);
+    replay_parked(s, kn);
+    return m->rank;
 }
 
 long directory_bytes(void)
+{
+    return held + __atomic_load_n(&sides[DIR_CLIENTS].bytes, __ATOMIC_RELAXED) +
+           __atomic_load_n(&sides[DIR_SERVER].bytes, __ATOMIC_RELAXED);
+}
+
+long directory_shared_bytes(void)
 {
     return held;
 }
@@ -206,42 +493,12 @@ long directory_node_bytes(void)
     return (long)block_size;
 }
 
-/* The port of process rank. */
-static struct verbs_addr port_of(int rank)
+long directory_lookups(void)
 {
-    int node = topo_node_of(rank);
-    struct verbs_addr a = {.lid = rank_lid ? rank_lid[rank] : node_lid[node]};
-    const uint8_t *tail = rank_gid_tail ? rank_gid_tail + (size_t)rank * gid_tail
-                                        : node_gid_tail + (size_t)node * gid_tail;
-    memcpy(a.gid, gid_prefix, 16 - gid_tail);
-    memcpy(a.gid + 16 - gid_tail, tail, gid_tail);
-    return a;
+    return __atomic_load_n(&lookups, __ATOMIC_RELAXED);
 }
 
-struct verbs_addr directory_server(int node)
+long directory_learned(enum dir_side side)
 {
-    struct verbs_addr a = port_of(topo_node_master(node)); /* the master's process and port */
-    a.qpn = server_qpn[node];
-    return a;
-}
-
-struct verbs_addr directory_client(int rank)
-{
-    struct verbs_addr a = port_of(rank);
-    a.qpn = client_qpn[rank];
-    return a;
-}
-
-struct verbs_addr directory_server_data(int node)
-{
-    struct verbs_addr a = port_of(topo_node_master(node));
-    a.qpn = server_data_qpn[node];
-    return a;
-}
-
-struct verbs_addr directory_client_data(int rank)
-{
-    struct verbs_addr a = port_of(rank);
-    a.qpn = client_data_qpn[rank];
-    return a;
+    return __atomic_load_n(&learned[side], __ATOMIC_RELAXED);
 }

@@ -92,6 +92,7 @@ static void finish_if_ready(struct conn *c);
 void ondemand_init(void)
 {
     ud_create(&cud, cm_env.cq, cm_env.cq, "client", CLIENT_RECV_FIRST, on_server_datagram, NULL);
+    directory_attach(DIR_CLIENTS, &cud);
     directory_publish(ud_addr(&cud), topo_is_master() ? cm_server_ud_qpn() : 0);
     /* Static mode has the channel only to set up anew connections that broke. */
     if (cfg.protocol == CFG_PROTOCOL_OVERLAP && cfg.connect == CFG_CONNECT_ONDEMAND) {
@@ -132,7 +133,9 @@ static void send_to_server(struct conn *c, enum cm_msg_type type, bool with_qp)
     };
     if (with_qp)
         m.qp = verbs_my_addr(c->qp->qp_num, c->psn);
-    struct verbs_addr to = directory_server(c->node);
+    struct verbs_addr to;
+    if (!directory_server(c->node, &to))
+        return; /* asked of its holder: sent when the answer comes (learned), or retried */
     /* A busy send queue is like a lost datagram: the retry timer covers it. */
     ud_send(&cud, c->node, &to, &m);
 }
@@ -352,15 +355,30 @@ static void on_closing(struct conn *c, const struct cm_msg *m)
     }
 }
 
+/* The directory learned where node's data server is: its setups and closes go now. */
+static void learned(int node)
+{
+    for (int i = 0; i < nconnecting; i++)
+        if (connecting[i]->node == node)
+            send_pending_steps(connecting[i]);
+}
+
 static void on_server_datagram(void *ctx, const struct ud_sender *from, const struct cm_msg *m)
 {
+    if (m->type == CM_ENTRY || m->type == CM_LOOKUP) {
+        int rank = directory_on_message(DIR_CLIENTS, from, m);
+        if (rank >= 0 && rank == topo_node_master(topo_node_of(rank)))
+            learned(topo_node_of(rank));
+        return;
+    }
     const char *bad = invalid_answer(m);
     if (bad) {
         ud_refuse(&cud, from, bad);
         return;
     }
-    struct verbs_addr server = directory_server(m->node);
-    if (!ud_sender_is(from, &server)) {
+    struct verbs_addr server;
+    if (!directory_knows_server(m->node) || !directory_server(m->node, &server) ||
+        !ud_sender_is(from, &server)) {
         ud_refuse(&cud, from, "not sent by the data server it names");
         return;
     }

@@ -13,8 +13,7 @@
 #include "core/util.h"
 #include "core/wr_id.h"
 
-#define UD_SEND_BUFS 16
-#define UD_BUF_SIZE  128 /* GRH + message, rounded up */
+#define UD_BUF_SIZE 128 /* GRH + message, rounded up */
 
 _Static_assert(UD_GRH_BYTES + sizeof(struct cm_msg) <= UD_BUF_SIZE, "UD buffer too small");
 
@@ -60,8 +59,19 @@ static int bring_up(struct ud_endpoint *u, const char **step)
     return modify(u->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
 }
 
-static void post_datagram(struct ud_endpoint *u, struct ibv_ah *ah, uint32_t qpn, const void *data,
-                          size_t len, int peer_key);
+static int post_datagram(struct ud_endpoint *u, struct ibv_ah *ah, uint32_t qpn, const void *data,
+                         size_t len, int peer_key);
+
+/* The reply handle of send buffer i, once its send completed or was flushed by a reset. */
+static void drop_reply_ah(struct ud_endpoint *u, int i)
+{
+    if (!u->on_message || !u->reply_ah[i])
+        return;
+    if (ibv_destroy_ah(u->reply_ah[i]))
+        armci_warn("ibv_destroy_ah (UD channel of %s, a reply's) failed: %s", u->who,
+                   strerror(errno));
+    u->reply_ah[i] = NULL;
+}
 
 /*
  * A reset QP sends itself a datagram: until it comes back, ud_check does
@@ -118,6 +128,8 @@ static void restart(struct ud_endpoint *u, const char *why)
     /* Posted only now: the queue receives nothing before RTS, and an error before would
      * leave completions of one more generation in the CQ. */
     buffer_pool_release_all(&u->send);
+    for (int i = 0; u->on_message && i < UD_SEND_BUFS; i++)
+        drop_reply_ah(u, i);
     u->send_generation = (u->send_generation + 1) & 0x1fffffffu;
     recv_pool_reset(&u->recv);
     /* Sent by the next check, not now: rxe was seen to complete a send posted right after a
@@ -206,6 +218,7 @@ static void on_send_done(void *ctx, const struct ibv_wc *wc)
     if ((uint32_t)(id >> 32) != u->send_generation)
         return; /* posted before the QP was reset: its buffer is free already */
     buffer_pool_release(&u->send, buffer_pool_at(&u->send, (int)(uint32_t)id));
+    drop_reply_ah(u, (int)(uint32_t)id);
     if (wc->status != IBV_WC_SUCCESS)
         restart_after(u, wc, true); /* the protocol retransmits what was lost */
 }
@@ -309,6 +322,8 @@ void ud_destroy(struct ud_endpoint *u)
 {
     if (!u->qp)
         return;
+    for (int i = 0; u->on_message && i < UD_SEND_BUFS; i++)
+        drop_reply_ah(u, i);
     struct ibv_ah *ah;
     INTMAP_FOR_EACH(&u->ah, ah)
     if (ibv_destroy_ah(ah))
@@ -362,9 +377,30 @@ bool ud_send_bytes(struct ud_endpoint *u, int peer_key, const struct verbs_addr 
     return true;
 }
 
-/* Sends len bytes through a free send buffer (the caller saw one). */
-static void post_datagram(struct ud_endpoint *u, struct ibv_ah *ah, uint32_t qpn, const void *data,
-                          size_t len, int peer_key)
+bool ud_reply(struct ud_endpoint *u, const struct ud_sender *to, const struct cm_msg *msg)
+{
+    if (u->send.free == 0)
+        return false;
+    struct verbs_addr addr = {.lid = to->lid, .qpn = to->qpn};
+    if (to->has_gid)
+        memcpy(addr.gid, to->gid, sizeof(addr.gid));
+    struct ibv_ah_attr attr;
+    verbs_fill_ah_attr(&attr, &addr);
+    struct ibv_ah *ah = ibv_create_ah(vdev.pd, &attr);
+    if (!ah) { /* an unreachable sender costs it its answer, not us our channel */
+        armci_warn("ibv_create_ah (UD channel of %s, answering LID %u QP %u) failed: %s", u->who,
+                   to->lid, to->qpn, strerror(errno));
+        return false;
+    }
+    int i = post_datagram(u, ah, to->qpn, msg, sizeof(*msg), -1);
+    u->reply_ah[i] = ah;
+    u->sent++;
+    return true;
+}
+
+/* Sends len bytes through a free send buffer (the caller saw one); the buffer's index. */
+static int post_datagram(struct ud_endpoint *u, struct ibv_ah *ah, uint32_t qpn, const void *data,
+                         size_t len, int peer_key)
 {
     struct pool_buffer *b = buffer_pool_get(&u->send);
     memcpy(b->addr, data, len);
@@ -383,4 +419,5 @@ static void post_datagram(struct ud_endpoint *u, struct ibv_ah *ah, uint32_t qpn
     if (rc)
         armci_die(NULL, "ibv_post_send (UD channel, to peer %d) failed: %s", peer_key,
                   strerror(rc));
+    return b->index;
 }

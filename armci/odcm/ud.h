@@ -30,6 +30,8 @@ enum cm_msg_type {
     CM_DISC_ACK, /* server -> client: my end is gone (also for a repeated DISC) */
     CM_DISC_ASK, /* server -> client: I am at my cap, please close when you can */
     CM_BROKEN,   /* server -> client: my end of your connection broke, set it up anew */
+    CM_LOOKUP,   /* anyone -> a holder's data server: the directory entry of `rank` */
+    CM_ENTRY,    /* holder's data server -> the asker: that entry (odcm/directory.c) */
 };
 
 struct cm_msg {
@@ -43,6 +45,9 @@ struct cm_msg {
     struct verbs_addr qp; /* REP: the server's RC QP; RTU (and serial REQ): the client's */
     uint64_t resume;      /* REP/ACK: the client's requests below this number were served */
 };
+/* A CM_ENTRY carries, of the rank it names: its client UD address in qp, its UD data QP number
+ * in credits and, if it is its node's master, its data server's two UD QP numbers in resume
+ * (connections << 32 | data). */
 
 /* Bounds of the fields, checked by the receivers before anything else. */
 #define CM_QPN_MASK    0xffffffu /* QP numbers and PSNs are 24-bit */
@@ -74,6 +79,9 @@ typedef void (*cm_msg_fn)(void *ctx, const struct ud_sender *from, const struct 
  * during the call only, and its sender. Nothing in it is checked yet. */
 typedef void (*ud_bytes_fn)(void *ctx, const struct ud_sender *from, const void *data, size_t len);
 
+/* Send buffers of a connection-message endpoint. */
+#define UD_SEND_BUFS 16
+
 struct ud_endpoint {
     const char *who;    /* names the endpoint in warnings */
     char recv_what[48]; /* names its receive buffers */
@@ -98,6 +106,8 @@ struct ud_endpoint {
     struct ibv_ah *self_ah;   /* for the probes the QP sends itself */
     bool probe_due;           /* reset since the last check: a probe is to be sent */
     double probe_sent_at;     /* when the last reset's probe left; 0: none out */
+    /* ud_reply's address handles, by send buffer: destroyed when that send completes */
+    struct ibv_ah *reply_ah[UD_SEND_BUFS];
 };
 
 /* Entries a UD endpoint needs on the CQ its sends complete on, and on its receive CQ
@@ -138,6 +148,13 @@ struct verbs_addr ud_addr(const struct ud_endpoint *u);
  */
 bool ud_send(struct ud_endpoint *u, int peer_key, const struct verbs_addr *to,
              const struct cm_msg *msg);
+
+/*
+ * Answers the sender of a datagram, whoever it is, through an address handle of its own
+ * (destroyed when the send completes): a handle cached by a key the sender chose could be
+ * pointed at another port. For a connection-message endpoint; false as ud_send.
+ */
+bool ud_reply(struct ud_endpoint *u, const struct ud_sender *to, const struct cm_msg *msg);
 
 /* Sends len bytes (at most the endpoint's datagram) to peer, like ud_send. */
 bool ud_send_bytes(struct ud_endpoint *u, int peer_key, const struct verbs_addr *to,

@@ -82,7 +82,9 @@ static void mark_busy(struct dgram_peer *p)
  */
 static uint32_t send_range(struct dgram_peer *p, uint32_t from, uint32_t to)
 {
-    struct verbs_addr server = directory_server_data(p->node);
+    struct verbs_addr server;
+    if (!directory_server_data(p->node, &server))
+        return from; /* asked of its holder: sent at a progress after the answer */
     double now = now_seconds();
     uint32_t s = from;
     while (s != to) {
@@ -361,9 +363,10 @@ static void on_answers(void *ctx, const struct ud_sender *from, const void *byte
         refuse(from, bad);
         return;
     }
-    struct verbs_addr server = directory_server_data(h.rank);
+    struct verbs_addr server;
     struct dgram_peer *p = dgram_peer_find(h.rank);
-    if (!ud_sender_is(from, &server) || !p) {
+    if (!p || !directory_knows_server(h.rank) || !directory_server_data(h.rank, &server) ||
+        !ud_sender_is(from, &server)) {
         refuse(from, "not sent by the data server of the node it names");
         return;
     }

@@ -112,7 +112,7 @@ int main(int argc, char **argv)
           "memstat agrees with the segment module");
     CHECK(memstat_now(MEM_DIRECTORY) == directory_bytes(), "memstat agrees with the directory");
     long shares = 0;
-    MPI_Allreduce(&(long){directory_bytes()}, &shares, 1, MPI_LONG, MPI_SUM, topo.node_comm);
+    MPI_Allreduce(&(long){directory_shared_bytes()}, &shares, 1, MPI_LONG, MPI_SUM, topo.node_comm);
     CHECK(directory_node_bytes() > 0 && shares == directory_node_bytes(),
           "the node's processes count %ld bytes of directory, the node holds %ld", shares,
           directory_node_bytes());
@@ -122,8 +122,8 @@ int main(int argc, char **argv)
     ARMCI_Lock(2, n - 1);
     ARMCI_Unlock(2, n - 1);
 
-    long v[6] = {(table - slots) / segs, index / arrays,         topo_map_bytes(&topo),
-                 directory_bytes(),      memstat_runtime_peak(), directory_node_bytes()};
+    long v[6] = {(table - slots) / segs,   index / arrays,         topo_map_bytes(&topo),
+                 directory_shared_bytes(), memstat_runtime_peak(), directory_node_bytes()};
     long mx[6];
     MPI_Reduce(v, mx, 6, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     if (me == 0)

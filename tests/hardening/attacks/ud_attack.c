@@ -16,6 +16,11 @@
  *   forged-answers   REP/ACK claiming a data server, naming the attacker's
  *                    QP, left waiting in the victims' receive queues so that
  *                    they are read while the victims connect
+ *   forged-entries   directory entries (CM_ENTRY) naming the attacker's QP
+ *                    as rank 1's, sent to node 1's data server without pause
+ *                    while the job connects: node 1's server asks node 0
+ *                    (the holder, with ARMCI_DIRECTORY_BYTES=44) for rank
+ *                    1's entry, and must believe only the holder's answer
  *   all              all of it, and the forgeries again once connected
  *
  * Then every rank but the attacker moves data through the other node's
@@ -26,6 +31,7 @@
  * connection exists before the attack).
  */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +52,7 @@
 enum { BLOCK = 4096, ATTACKER = 3, WAVES = 10, BUF = 512 };
 
 static int me, nprocs;
-static bool stray, forge_requests, forge_answers, after_connect;
+static bool stray, forge_requests, forge_answers, forge_entries, after_connect;
 
 /* ---- the attacker's UD QP ---- */
 
@@ -100,10 +106,29 @@ static void attacker_close(void)
     free(att.buf);
 }
 
+/* Every rank's client UD address and every node's server's (the directory keeps only those
+ * of a process's node and what it asked for; each knows its own and gives it here). */
+static struct verbs_addr clients[4], servers[2];
+
+static void gather_addresses(void)
+{
+    struct verbs_addr mine, server = {0};
+    CHECK(directory_client(me, &mine), "my own client address is in my node's block");
+    int node = armci_domain_my_id(ARMCI_DOMAIN_SMP);
+    CHECK(directory_server(node, &server), "my node's server is in my node's block");
+    struct verbs_addr all[8];
+    MPI_Allgather((struct verbs_addr[]){mine, server}, 2 * sizeof(mine), MPI_BYTE, all,
+                  2 * sizeof(mine), MPI_BYTE, MPI_COMM_WORLD);
+    for (int r = 0; r < nprocs; r++) {
+        clients[r] = all[2 * r];
+        servers[armci_domain_id(ARMCI_DOMAIN_SMP, r)] = all[2 * r + 1];
+    }
+}
+
 /* Targets: 0..nprocs-1 the client UD QP of that rank, nprocs + n the server of node n. */
 static struct verbs_addr target_addr(int target)
 {
-    return target < nprocs ? directory_client(target) : directory_server(target - nprocs);
+    return target < nprocs ? clients[target] : servers[target - nprocs];
 }
 
 static void send_raw(int target, uint32_t qkey, const void *p, size_t len)
@@ -206,7 +231,7 @@ static void forge_requests_to(int node)
                            .epoch = 0x7ffffff0u};
         send_msg(server, &m);
         /* The likely real attempts, naming the attacker's QP as the client's. */
-        struct verbs_addr victim = directory_client(r);
+        struct verbs_addr victim = clients[r];
         for (uint32_t e = 1; e <= 4; e++) {
             for (int spoof = 1; spoof >= 0; spoof--) {
                 m = (struct cm_msg){.type = CM_RTU,
@@ -227,7 +252,7 @@ static void forge_requests_to(int node)
  * client's first 8 receives hold 8 until it connects (the device drops the rest). */
 static void forge_answers_to(int r, int node)
 {
-    struct verbs_addr victim = directory_server(node);
+    struct verbs_addr victim = servers[node];
     for (int spoof = 1; spoof >= 0; spoof--) {
         for (uint32_t e = 1; e <= 8; e++) {
             struct cm_msg m = {.type = CM_REP,
@@ -243,6 +268,24 @@ static void forge_answers_to(int r, int node)
             send_msg(r, &m);
         }
     }
+}
+
+/* The forged entries, until the job's traffic is over (a thread of the attacker). */
+static int flood_over;
+
+static void *flood_entries(void *arg)
+{
+    (void)arg;
+    struct verbs_addr mine = forged_qp(false, NULL);
+    struct cm_msg m = {.type = CM_ENTRY,
+                       .rank = 1,
+                       .node = 0,
+                       .epoch = 1,
+                       .credits = (int32_t)mine.qpn,
+                       .qp = mine};
+    while (!__atomic_load_n(&flood_over, __ATOMIC_ACQUIRE))
+        send_msg(nprocs + 1, &m);
+    return NULL;
 }
 
 /* Lets every process read what arrived on its client UD QP (the servers read on their own). */
@@ -320,11 +363,12 @@ int main(int argc, char **argv)
     nprocs = armci_msg_nproc();
     const char *mode = argc > 1 ? argv[1] : "";
     bool all = !strcmp(mode, "all");
+    forge_entries = all || !strcmp(mode, "forged-entries");
     stray = all || !strcmp(mode, "stray");
     forge_requests = all || !strcmp(mode, "forged-requests");
     forge_answers = all || !strcmp(mode, "forged-answers");
     after_connect = all;
-    CHECK(stray || forge_requests || forge_answers, "unknown mode '%s'", mode);
+    CHECK(stray || forge_requests || forge_answers || forge_entries, "unknown mode '%s'", mode);
     CHECK(nprocs == 4 && armci_domain_count(ARMCI_DOMAIN_SMP) == 2,
           "run with 4 processes in 2 nodes of 2");
     CHECK(cfg.barrier == CFG_BARRIER_MPI, "run with ARMCI_BARRIER=mpi");
@@ -335,12 +379,21 @@ int main(int argc, char **argv)
     memset(seg[me], 0, bytes);
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK(cm_conn_count() == 0, "connected before the attack");
+    gather_addresses();
 
     if (me == ATTACKER)
         attacker_open();
     attack(false);
+    pthread_t flood;
+    if (me == ATTACKER && forge_entries)
+        CHECK(pthread_create(&flood, NULL, flood_entries, NULL) == 0, "pthread_create");
     traffic(seg, 1);
     MPI_Barrier(MPI_COMM_WORLD);
+    if (me == ATTACKER && forge_entries) {
+        __atomic_store_n(&flood_over, 1, __ATOMIC_RELEASE);
+        pthread_join(flood, NULL);
+        printf("attacker: %ld datagrams sent (with the forged entries)\n", att.sent);
+    }
     if (after_connect) {
         attack(true);
         traffic(seg, 2);

@@ -13,7 +13,9 @@ The model, per process, N processes in M = N / k nodes of k processes:
   connections  LU: the nodes of the process's row and column of the 2-D grid (lu.c's
                squarest grid), counted exactly; RandomAccess, LJ: the distinct nodes hit
                by D remote targets drawn uniformly, (M - 1)(1 - (1 - 1/(M - 1))^D), with
-               D fitted per application (weak scaling: a process's work stays the same).
+               D fitted per application (weak scaling: a process's work stays the same);
+               in the runs LJ's blocks are on the first 216 processes (b mod n), so at 256
+               a process reaches those processes' nodes alone (reach).
                With a cap and the hybrid path off: min(cap, that); with it on (the
                default under a cap) only the RDMA barrier's connections, a node master's
                partners (at most cap), a k-th a process: everything else goes over UD (no
@@ -42,7 +44,11 @@ The model, per process, N processes in M = N / k nodes of k processes:
                ring of kept answers), and the block index (each application's block sizes
                by rank, cut into runs as api/segment.c does). The rings grow with the
                requests a process has in flight to a node: LU a block's rows, the others a
-               burst fitted per application spread over the nodes they reach (Poisson).
+               burst fitted per application spread over the nodes they reach (Poisson),
+               one for the server's kept answers (conns) and one for the client's rings
+               (datagram). Each configuration weighs once in the fits, however many rounds
+               ran it. A run's whole rt_mem is the peak of the sum of its kinds, at most
+               the sum of their peaks, which is what the model adds up: both are printed.
   registered   buf_mem priced from the pools' sizes in the code (docs/SCALING.md's table
                of registered pools): every process's bounce and small buffers (4 x 64 KiB
                and 4 x 8 KiB at first), reply pool and connection UD pool; every node's
@@ -79,7 +85,8 @@ MIB = 1024 * 1024
 # reply over RC, off 1 with the hybrid path off (every operation over RC). Priced from the
 # code (PRICED_TERMS: coefficient 1, not fitted): DB the node's block of the directory, a k-th
 # a process, DR the records of the directory entries a process and its node's server learn
-# (both ends of what it talks to, less what its node's block holds), T the connection tables, K what a node
+# (both ends of what it talks to, less what its node's block holds; DLr and DLh, fitted, count
+# the server's lookups a process, over RC and UD), T the connection tables, K what a node
 # reached over UD holds at both ends, P the client's record and first ring of such a node, X
 # the block index's runs.
 KIND_TERMS = {
@@ -88,10 +95,12 @@ KIND_TERMS = {
     # (index_bytes): kept once per node, a k-th a process
     "index": ("X",),
     # the node's block (holders', its own and, on holders, their span's entries) and a record
-    # for every entry learned at first contact (DIR_RECORD and its map slot): both priced; the
-    # datagrams a node's server keeps while it asks for their senders' entries, at the peak
-    # (at most DIR_PARK_BYTES a node, a k-th a process), over RC and over UD: fitted
-    "directory": ("DB", "DR", "DPr/k", "DPh/k"),
+    # for every entry learned at first contact (DIR_RECORD and its map slot, each side's map):
+    # both priced; the datagrams a node's server keeps while it asks for their senders' entries,
+    # at the peak (at most DIR_PARK_BYTES a node), over RC and over UD: fitted, as bytes a
+    # lookup (DLr, DLh: a process's share of its server's lookups, when they all wait at once)
+    # and as bytes a node (DPr/k, DPh/k: when a few wait at a time)
+    "directory": ("DB", "DR", "DLr", "DLh", "DPr/k", "DPh/k"),
     "topology": ("1", "N", "M"),   # 0 for equal nodes of consecutive ranks
     "groups": ("1", "N"),
     "sync": ("1", "LM/k"),       # the barrier's partners and slots, one a step, on masters
@@ -111,6 +120,9 @@ KIND_TERMS = {
     "datagram": ("H", "P", "G"),
 }
 PRICED_TERMS = ("DB", "DR", "T", "K", "P", "X")
+# The kinds whose rings grow with a process's burst of requests, each fitted apart: the
+# server's kept answers (conns, K) and the client's ring slots (datagram, G).
+BURST_KINDS = ("conns", "datagram")
 HYBRID_WINDOW = 32  # ARMCI_HYBRID_WINDOW: the most a UD ring (client) or kept ring (server) holds
 FEW_SLOTS = 4       # both rings' first size (dgram_peers.c FEW_SLOTS, engine.c FEW_KEPT)
 # A node reached over UD: the client's request counter (numbering.c), the server's engine
@@ -126,15 +138,17 @@ def kind_term(term, x):
     if term.endswith("/k"):  # a node's table, each of its k processes counting a share
         return kind_term(term[:-2], x) / x["k"]
     n, m, h = x["n"], x["m"], x["hybrid"]
-    learned = x["dir_learned"]
+    servers, clients = x["dir_learned"]  # a process's; its k-th of its server's
     parks = 1.0 if x["dir_server_asks"] else 0.0  # its node's server asks for clients' entries
     return {"1": 1.0, "N": n, "M": m, "X": x["index"], "DB": x["dir_block"],
-            "DR": learned * DIR_RECORD + 2 * intmap_bytes(learned / 2),
+            "DR": x.get("dir_learned_bytes",
+                        learned_bytes(servers) + learned_bytes(x["k"] * clients) / x["k"]),
             "DPr": 0.0 if h else parks, "DPh": parks if h else 0.0,
+            "DLr": 0.0 if h else clients, "DLh": clients if h else 0.0,
             "LM": 1 + math.floor(math.log2(m)) if m > 1 else 0,
             "H": 1.0 if h else 0.0, "C": x["c"], "B": x["b"],
             "G": x["u"] * (x["ring"] - FEW_SLOTS) * x["busy"] if h else 0.0,
-            "K": x["u"] * (UD_NODE_BYTES + KEPT_ANSWER * x["ring"]) if h else 0.0,
+            "K": x["u"] * (UD_NODE_BYTES + KEPT_ANSWER * x["kept_ring"]) if h else 0.0,
             "P": x["u"] * UD_PEER_BYTES if h else 0.0,
             "Rb": x["rb"], "Rm": x["rm"], "off": 0.0 if h else 1.0, "T": x["tables"]}[term]
 
@@ -334,6 +348,7 @@ DIR_ENTRY = 44        # odcm/directory.c: struct dir_entry
 DIR_COUNTS = 16       # its node block's counts
 DIR_BUDGET = 65536    # ARMCI_DIRECTORY_BYTES: holders' entries a node keeps
 DIR_RECORD = 80       # a learned entry's record (struct dir_known)
+DIR_PARK_BYTES = 16384  # the datagrams a data server keeps while it asks, records included
 
 
 def directory_holders(m):
@@ -352,16 +367,23 @@ def directory_block(n, k):
 
 
 def directory_learned(n, k, reach):
-    """Entries learned a process: the servers of the nodes it reaches (but the holders' and,
-    on a holder, its span's: about H + 1 of the M nodes), and its share of the clients its
-    node's server hears from, as many (but the holders' masters and its span's processes)."""
+    """Entries learned, a process: by its clients' side, the servers of the nodes it reaches
+    (but the holders' and, on a holder, its span's: about H + 1 of the M nodes); by its node's
+    server, its k-th of the clients heard from, as many a process (but the holders' masters
+    and its span's processes). Each is a lookup of the holder."""
     m = nodes(n, k)
     if m <= 1:
-        return 0.0
+        return 0.0, 0.0
     span, holders = directory_holders(m)
     servers = 0.0 if span == 1 else reach * max(0.0, 1 - (holders + 1) / m)
     clients = reach * max(0.0, 1 - (holders + (k if span > 1 else 0)) / n)
-    return servers + clients
+    return servers, clients
+
+
+def learned_bytes(entries):
+    """A side's records and their map (a process's clients' side; a node's server's, which
+    its master counts)."""
+    return DIR_RECORD * entries + intmap_bytes(entries)
 
 
 def in_directory_block(node, rank, n, k):
@@ -372,12 +394,12 @@ def in_directory_block(node, rank, n, k):
 
 
 def directory_entries_learned(p, reached, n, k):
-    """Entries learned for process p, which reaches the nodes `reached`: each node's server
-    unless p's node's block has it, and p's entry at each of those nodes' servers unless
-    theirs has it."""
+    """Entries learned for process p, which reaches the nodes `reached`: by its clients' side,
+    each node's server unless p's node's block has it; by each of those nodes' servers, p's
+    entry unless theirs has it (the nodes whose servers learn it)."""
     mine = p // k
-    return sum(int(not in_directory_block(mine, j * k, n, k)) +
-               int(not in_directory_block(j, p, n, k)) for j in reached)
+    servers = sum(int(not in_directory_block(mine, j * k, n, k)) for j in reached)
+    return servers, [j for j in reached if not in_directory_block(j, p, n, k)]
 
 
 BLOCK_ALIGN = 64  # api/block_index.h: blocks start on cache lines
@@ -495,15 +517,18 @@ def lu_profile(n, k, nb=None, cap=None, samples=256):
     nodes, the share of processes that send messages over RC (the nodes of their blocks; with
     the hybrid path on under a cap, only those among a master's barrier connections), the
     connection tables (client_tables each; server_tables at each node's own clients when every
-    process is sampled, at the averages else), and a server's request buffers and UD receive
+    process is sampled, at the averages else), a server's request buffers and UD receive
     bytes on average (each node's own clients: the pools' steps make the average's price
-    differ from the price of the average). cap None: the hybrid path off. Node masters also
-    reach their barrier partners (LU has a barrier after every phase)."""
+    differ from the price of the average), the directory entries learned (the clients' side's
+    and the server's lookups, a process) and, when every process is sampled, their records'
+    bytes (each side's map at its own size; else None). cap None: the hybrid path off. Node
+    masters also reach their barrier partners (LU has a barrier after every phase)."""
     pr, pc = lu_grid(n)
     nb = nb or 2 * max(pr, pc)
     m, step = nodes(n, k), max(1, n // samples)
     rc_of, ud_of, req_of = [0] * m, [0] * m, [0] * m
-    c = u = messaging = client = learned = 0
+    c = u = messaging = client = learned_servers = learned_clients = learned_mem = 0
+    server_learned = [0] * m
     count = 0
     for p in range(0, n, step):
         data = lu_data_nodes(p, n, k, nb)
@@ -516,20 +541,28 @@ def lu_profile(n, k, nb=None, cap=None, samples=256):
         for j in ud:
             ud_of[j] += 1
         c, u, messaging = c + len(rc), u + len(ud), messaging + bool(data & rc)
-        learned += directory_entries_learned(p, rc | ud, n, k)
+        servers, at = directory_entries_learned(p, rc | ud, n, k)
+        learned_servers += servers
+        learned_clients += len(at)
+        learned_mem += learned_bytes(servers)
+        for j in at:
+            server_learned[j] += 1
         client += client_tables(m, len(rc), len(ud))
         count += 1
     c, u = c / count, u / count
-    learned /= count
+    learned = learned_servers / count, learned_clients / count
     if step == 1:
         server = sum(server_tables(s, su) for s, su in zip(rc_of, ud_of)) / n
+        learned_mem = (learned_mem + sum(learned_bytes(e) for e in server_learned)) / n
     else:
         server = server_tables(k * c, k * u) / k
+        learned_mem = None  # sampled: the servers' sets are not whole
     # A server's request buffers follow the clients whose connection carries their blocks'
     # requests (a barrier's alone carries none): sampled clients stand for `step` each.
     req_bufs = sum(request_bufs(step * q) for q in req_of) / m
     ud_recv = sum(server_ud_recv(step * q) for q in ud_of) / m
-    return c, u, messaging / count, client / count + server, req_bufs, ud_recv, learned
+    return (c, u, messaging / count, client / count + server, req_bufs, ud_recv, learned,
+            learned_mem)
 
 
 def lu_connections(n, k, nb=None):
@@ -545,23 +578,68 @@ def distinct_nodes(m, d):
     return (m - 1) * (1 - (1 - 1 / (m - 1)) ** d)
 
 
-def fit_draws(runs):
+def reach(app, n, k, d, run):
+    """Distinct other nodes a process draws its d remote targets from, on average. LJ's
+    blocks are on processes b mod n (lj.c): in the runs' problem (LJ_RUN_BLOCKS blocks) only
+    the first nodes own any at 256 processes, and a process reaches those alone (the task
+    counter is on rank 0, one of them); growing with n, every process owns blocks."""
+    m = nodes(n, k)
+    if app != "lj" or not run or LJ_RUN_BLOCKS >= n:
+        return distinct_nodes(m, d)
+    owners = math.ceil(LJ_RUN_BLOCKS / k)  # nodes 0 .. owners - 1
+    on_owners = owners * k
+    return (on_owners * distinct_nodes(owners, d)
+            + (n - on_owners) * distinct_nodes(owners + 1, d)) / n
+
+
+def fit_draws(app, runs):
     """The smallest D that explains the uncapped runs' c2s averages as well as any D does
     (least squares on a log grid; runs that reached every node only bound D from below)."""
     grid = [10 ** (6 * i / 2000) for i in range(2001)]
-    err = [sum((distinct_nodes(nodes(n, k), d) - c) ** 2 for n, k, c in runs) for d in grid]
+    err = [sum((reach(app, n, k, d, True) - c) ** 2 for n, k, c in runs) for d in grid]
     tolerance = min(err) + 1e-3 * sum(c * c for _, _, c in runs)
     return next(d for d, e in zip(grid, err) if e <= tolerance)
+
+
+def config_key(r):
+    return r["app"], r["procs"], r["node_size"], r["cap"], r.get("hybrid", "off")
+
+
+def repeat_spread(scale):
+    """Per application and kind (and the whole rt_mem): the largest max / min of the kind
+    over the rounds of one configuration, among those run more than once."""
+    rounds = {}
+    for r in scale:
+        if r["status"] == "ok":
+            rounds.setdefault(config_key(r), []).append(r)
+    out = []
+    for app in APPS:
+        for col in [f"mem_{kind}_avg" for kind in KIND_TERMS] + ["rt_mem_avg"]:
+            worst, at, configs = 1.0, "", 0
+            for key, rs in rounds.items():
+                v = [num(r, col) for r in rs if not math.isnan(num(r, col))]
+                if key[0] != app or len(v) < 2 or min(v) <= 0:
+                    continue
+                configs += 1
+                if max(v) / min(v) > worst:
+                    worst, at = max(v) / min(v), f"{key[1]}x{key[2]} cap {key[3]}"
+            if configs:
+                out.append([app, col[4:-4] if col.startswith("mem_") else col[:-4], configs,
+                            fmt(worst, 2), at])
+    return out
 
 
 class Model:
     def __init__(self, scale, connect):
         ok = [r for r in scale if r["status"] == "ok"]
+        self.rounds = {}
+        for r in ok:
+            self.rounds[config_key(r)] = self.rounds.get(config_key(r), 0) + 1
         self.draws = {}
         for app in ("randomaccess", "lj"):
             runs = [(int(r["procs"]), int(r["node_size"]), num(r, "c2s_avg"))
                     for r in ok if r["app"] == app and r["cap"] == "0"]
-            self.draws[app] = fit_draws(runs) if runs else math.nan
+            self.draws[app] = fit_draws(app, runs) if runs else math.nan
         # bytes of QP memory per connection (client end + server end)
         per_conn = [num(r, "mem_bytes") / (int(r["procs"]) * num(r, "c2s_avg"))
                     for r in ok if num(r, "c2s_avg") > 0]
@@ -578,7 +656,8 @@ class Model:
         for app in APPS:
             a = [r for r in ok if r["app"] == app]
             if app != "lu":
-                self.burst[app] = self.fit_burst(a)
+                for kind in BURST_KINDS:
+                    self.burst[app, kind] = self.fit_burst(a, kind)
             for kind in KIND_TERMS:
                 fit = self.fit_kind(a, kind)
                 if fit:
@@ -605,40 +684,51 @@ class Model:
         at 1, the others by non-negative least squares on the measured / model ratio (the fit
         is judged by it; a zero is fitted as bytes)."""
         col, terms = f"mem_{kind}_avg", KIND_TERMS[kind]
-        pts = [(self.counts_of_run(r), num(r, col)) for r in runs if not math.isnan(num(r, col))]
+        pts = [(self.counts_of_run(r), num(r, col), self.round_weight(r))
+               for r in runs if not math.isnan(num(r, col))]
         if len(pts) < 4:
             return None
         free = [t for t in terms if t not in PRICED_TERMS]
         x, y = [], []
-        for c, v in pts:
-            w = 1 / v if v > 0 else 1.0
+        for c, v, rounds in pts:
+            w = rounds / v if v > 0 else rounds
             x.append([w * kind_term(t, c) for t in free])
             y.append(w * (v - sum(kind_term(t, c) for t in terms if t in PRICED_TERMS)))
         coef = iter(nonnegative_lstsq(x, y))
         return [1.0 if t in PRICED_TERMS else next(coef) for t in terms]
 
-    def fit_burst(self, runs):
-        """The requests a process sends at once, spread over the nodes it reaches: the value on
-        a log grid whose rings fit conns best (the engine's rings of kept answers never shrink:
-        they keep the deepest burst a client sent). 0: the rings stay at their first size."""
+    def round_weight(self, r):
+        """A run's weight in the fits: 1 over the runs of its configuration, so that every
+        configuration counts once however often it was repeated (the square root: weights
+        multiply residuals that are squared)."""
+        return 1 / math.sqrt(self.rounds[config_key(r)])
+
+    def fit_burst(self, runs, kind):
+        """The requests a process sends at once, spread over the nodes it reaches, as the rings
+        of a kind see it: the value on a log grid whose rings fit the kind best. conns: the
+        engine's rings of kept answers, which never shrink (they keep the deepest burst a
+        client sent); datagram: the client's rings at its peak, which shrink when a node goes
+        idle. 0: the rings stay at their first size."""
         best = (math.inf, 0.0)
         for burst in [0.0] + [2 ** (i / 16) for i in range(241)]:
-            self.burst[runs[0]["app"]] = burst
-            coef, err = self.fit_kind(runs, "conns"), 0.0
+            self.burst[runs[0]["app"], kind] = burst
+            coef, err = self.fit_kind(runs, kind), 0.0
             for r in runs if coef else []:
-                v, c = num(r, "mem_conns_avg"), self.counts_of_run(r)
-                model = sum(a * kind_term(t, c) for a, t in zip(coef, KIND_TERMS["conns"]))
-                err += math.log(v / model) ** 2 if v > 0 and model > 0 else 0.0
+                v, c = num(r, f"mem_{kind}_avg"), self.counts_of_run(r)
+                model = sum(a * kind_term(t, c) for a, t in zip(coef, KIND_TERMS[kind]))
+                err += (math.log(v / model) ** 2 * self.round_weight(r) ** 2
+                        if v > 0 and model > 0 else 0.0)
             best = min(best, (err, burst))
         return best[1]
 
-    def depth(self, app, n, reach, run):
-        """Requests a process sends a node at once, on average: LU a block's rows, one request
-        each; the others their burst spread over the nodes they reach, in the runs at most the
-        updates a process has (RandomAccess's fixed table: one batch a process at 256)."""
+    def depth(self, app, n, reach, run, kind):
+        """Requests a process sends a node at once, on average, as kind's rings see it: LU a
+        block's rows, one request each; the others their burst spread over the nodes they
+        reach, in the runs at most the updates a process has (RandomAccess's fixed table: one
+        batch a process at 256)."""
         if app == "lu":
             return LU_BLOCK_ROWS
-        burst = self.burst.get(app, 0.0)
+        burst = self.burst.get((app, kind), 0.0)
         if app == "randomaccess" and run:
             burst = min(burst, RA_RUN_UPDATES / n)
         return burst / reach if reach else 0.0
@@ -656,7 +746,7 @@ class Model:
         if app == "lu":
             c = lu_connections(n, k, LU_RUN_BLOCKS if run else None)
         else:
-            c = distinct_nodes(m, self.draws[app])
+            c = reach(app, n, k, self.draws[app], run)
         return min(c, cap) if cap else c
 
     def ud_nodes(self, app, n, k, cap=0, hybrid=False, run=False):
@@ -701,14 +791,16 @@ class Model:
              "rb": 1 / k if m > 1 else 0.0, "index": self.index(app, n, k, run),
              "dir_block": directory_block(n, k), "dir_learned": directory_learned(n, k, reach),
              "dir_server_asks": m > 1 and (k > 1 or directory_holders(m)[0] > 1)}
-        depth = self.depth(app, n, reach, run)
+        x["kept_ring"] = ring(self.depth(app, n, reach, run, "conns"))
+        depth = self.depth(app, n, reach, run, "datagram")
         # A node's share beyond its window makes the sender wait on it, while the nodes before
         # it drain and shrink their rings: W / depth of them are still busy at the peak.
         x["ring"], x["busy"] = ring(depth), min(1.0, HYBRID_WINDOW / depth) if depth else 1.0
         if app == "lu":  # process by process: its averages are the runs' in every run
-            (_, _, x["rm"], x["tables"], x["req_bufs"], x["ud_recv"],
-             x["dir_learned"]) = lu_profile(n, k, LU_RUN_BLOCKS if run else None,
-                                            links_cap or None)
+            (_, _, x["rm"], x["tables"], x["req_bufs"], x["ud_recv"], x["dir_learned"],
+             exact) = lu_profile(n, k, LU_RUN_BLOCKS if run else None, links_cap or None)
+            if exact is not None:  # every process counted: each side's records and map
+                x["dir_learned_bytes"] = exact
         else:
             x["rm"] = uniform_rc_share(m, k, reach, links, hybrid and links_cap > 0)
             # A connection carries requests when it leads to a node the traffic goes to: all
@@ -726,13 +818,19 @@ class Model:
     def kind_mem(self, app, kind, n, k, cap=0, hybrid=None, run=False):
         if (app, kind) not in self.kinds:
             return math.nan
-        x = self.counts(app, n, k, cap, hybrid, run)
-        return sum(c * kind_term(t, x) for c, t in zip(self.kinds[app, kind], KIND_TERMS[kind]))
+        return self.kind_at(app, kind, self.counts(app, n, k, cap, hybrid, run))
 
     def kind_mem_of_run(self, r, kind):
-        x = self.counts_of_run(r)
-        return sum(c * kind_term(t, x)
-                   for c, t in zip(self.kinds[r["app"], kind], KIND_TERMS[kind]))
+        return self.kind_at(r["app"], kind, self.counts_of_run(r))
+
+    def kind_at(self, app, kind, x):
+        """A kind's bytes at the counts x; the datagrams a server keeps while it asks for
+        entries at most DIR_PARK_BYTES a node (odcm/directory.c's bound)."""
+        terms = [(c * kind_term(t, x), t) for c, t in zip(self.kinds[app, kind], KIND_TERMS[kind])]
+        if kind != "directory":
+            return sum(v for v, _ in terms)
+        parked = sum(v for v, t in terms if t not in PRICED_TERMS)
+        return sum(v for v, t in terms if t in PRICED_TERMS) + min(parked, DIR_PARK_BYTES / x["k"])
 
     def heap(self, app, n, k, cap=0, hybrid=None, run=False):
         return self.rt_mem(app, n, k, cap, run, hybrid)
@@ -816,8 +914,9 @@ def report(model, scale):
          + [["qp_pair_bytes", fmt(model.qp_pair_bytes, 0), "client + server QP per connection"]]
          + [[f"rt_{a}", " ".join(fmt(v, 2) for v in model.rt[a]),
              "rt_mem = a0 + aN*N + aM*M + aC*C + aU*U (bytes)"] for a in model.rt]
-         + [[f"burst_{a}", fmt(b, 0), "requests a process sends at once, spread over the "
-             "nodes it reaches (grows the UD rings)"] for a, b in model.burst.items()]
+         + [[f"burst_{a}_{kind}", fmt(b, 0), "requests a process sends at once, spread over "
+             "the nodes it reaches, as the kind's UD rings see it (kept answers; the client's)"]
+            for (a, kind), b in model.burst.items()]
          + [[f"bounce_growth_{a}{'_hybrid' if h else ''}", fmt(model.bounce_growth[a, h], 0),
              "registered bytes a process beyond the pools' sizes (bounce buffers grown)"]
             for a, h in model.bounce_growth]
@@ -834,16 +933,22 @@ def report(model, scale):
         rt_model = model.rt_mem(r["app"], n, k, cap, run=True, hybrid=hybrid)
         # the registered pools at the run's own measured server load
         buf_model = model.buf_mem_of_run(r)
+        # The model's rt_mem sums each kind's peak; the run's is the peak of the sum, which is
+        # less when kinds peak at different moments: both sides of the like-for-like check.
+        kinds = sum(num(r, f"mem_{kind}_avg") for kind in KIND_TERMS)
         lines.append([r["app"], n, k, cap, r["status"], r["c2s_avg"], fmt(c_model, 2),
                       fmt(num(r, "c2s_avg") / c_model if c_model else math.nan, 2),
                       r["rt_mem_avg"], fmt(rt_model, 0),
                       fmt(num(r, "rt_mem_avg") / rt_model, 2),
                       r.get("buf_mem_avg", ""), fmt(buf_model, 0),
-                      fmt(num(r, "buf_mem_avg") / buf_model, 2)])
+                      fmt(num(r, "buf_mem_avg") / buf_model, 2),
+                      fmt(kinds, 0), fmt(kinds / rt_model, 2),
+                      fmt(num(r, "rt_mem_avg") / kinds, 2)])
     emit("model vs runs",
          ["app", "procs", "node_size", "cap", "status", "c2s_avg", "c2s_model", "c2s_ratio",
           "rt_mem_avg", "rt_mem_model", "rt_mem_ratio", "buf_mem_avg", "buf_mem_model",
-          "buf_mem_ratio"], lines)
+          "buf_mem_ratio", "kinds_peaks_avg", "kinds_peaks_ratio", "rt_mem_of_kinds_peaks"],
+         lines)
     pred = []
     for app in APPS:
         for n in PREDICT_PROCS:
@@ -893,6 +998,9 @@ def report(model, scale):
              ["app", "kind", "runs", "within_10pct", "ratio_min", "ratio_max"], fit)
         emit("runtime memory by kind: the runs beyond 10 % (bytes a process)",
              ["app", "procs", "node_size", "cap", "kind", "measured", "model", "ratio"], beyond)
+        emit("runs repeated: each kind's largest spread over a configuration's rounds "
+             "(max / min; a model cannot fit runs closer than this)",
+             ["app", "kind", "configurations", "spread_max", "at"], repeat_spread(scale))
         by_kind = []
         for app in APPS:
             for k in PREDICT_NODE_SIZES:

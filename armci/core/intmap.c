@@ -26,10 +26,14 @@ void *intmap_get(const struct intmap *m, uint32_t key)
     return m->keys[i] ? m->values[i] : NULL;
 }
 
-/* Every map is keyed by a peer (node, rank, QP): its table counts as connection memory. */
 static long table_bytes(size_t cap)
 {
     return (long)(cap * (sizeof(uint32_t) + sizeof(void *)));
+}
+
+long intmap_table_bytes(const struct intmap *m)
+{
+    return table_bytes(m->cap);
 }
 
 static void grow(struct intmap *m)

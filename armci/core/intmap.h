@@ -21,6 +21,9 @@ void *intmap_get(const struct intmap *m, uint32_t key);
 void intmap_put(struct intmap *m, uint32_t key, void *value);
 void intmap_remove(struct intmap *m, uint32_t key);
 void intmap_free(struct intmap *m);
+/* The bytes of m's table. Every map is keyed by a peer (node, rank, QP), so the map counts
+ * its table as connection memory (MEM_CONNECTIONS); a user counting it elsewhere moves it. */
+long intmap_table_bytes(const struct intmap *m);
 
 /* Visits every value (order unspecified). */
 #define INTMAP_FOR_EACH(m, v)                                     \

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/config.h"
+#include "core/error.h"
 #include "core/hybrid_stats.h"
 #include "core/mutant.h"
 #include "core/runtime.h"
@@ -58,8 +59,8 @@ static void batch_send(struct answer_batch *b)
                              .ack = (uint32_t)engine_next(b->client)};
     memcpy(b->buf, &h, sizeof(h));
     struct verbs_addr to;
-    if (!directory_client_data(b->rank, &to)) /* known: it was checked when it came */
-        return;
+    if (!directory_client_data(b->rank, &to)) /* every answered datagram's sender was known */
+        armci_die("data server", "answering rank %d, whose UD address it does not know", b->rank);
     if (!ud_send_bytes(&sud, b->rank, &to, b->buf, b->len)) {
         server_drain_sends(); /* completions give send buffers back */
         if (!ud_send_bytes(&sud, b->rank, &to, b->buf, b->len))

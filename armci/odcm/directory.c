@@ -57,8 +57,9 @@ struct dir_side_state {
 
 /* A lookup lost is asked again by the next call that needs the entry, at most this often. */
 #define DIR_ASK_INTERVAL 0.001
-/* Datagrams the data server keeps for one rank it asked about, and their bytes for all of
- * them (a burst of first contacts: 256 small requests, or 4 of the largest datagrams). */
+/* Datagrams the data server keeps for one rank it asked about, and the memory their copies
+ * take for all of them, records included: the directory's bound on them (a burst of first
+ * contacts: about 256 small requests, or 3 of the largest datagrams). */
 #define DIR_PARK_PER_RANK 4
 #define DIR_PARK_BYTES    16384
 
@@ -204,12 +205,6 @@ void directory_publish(struct verbs_addr client_ud, uint32_t server_ud_qpn)
     memstat_add(MEM_DIRECTORY, held);
 }
 
-/* An intmap's table counts as connection memory (core/intmap.c); a side's is directory. */
-static long table_bytes(const struct intmap *m)
-{
-    return (long)(m->cap * (sizeof(uint32_t) + sizeof(void *)));
-}
-
 static void forget(struct dir_side_state *s)
 {
     struct dir_known *kn;
@@ -221,7 +216,8 @@ static void forget(struct dir_side_state *s)
         }
         free(kn);
     }
-    memstat_add(MEM_CONNECTIONS, table_bytes(&s->known)); /* intmap_free takes it from there */
+    /* The table was moved to the directory's count; intmap_free takes it from connections. */
+    memstat_add(MEM_CONNECTIONS, intmap_table_bytes(&s->known));
     intmap_free(&s->known);
     memstat_add(MEM_DIRECTORY, -s->bytes);
     *s = (struct dir_side_state){0};
@@ -332,9 +328,9 @@ static const struct dir_entry *find(enum dir_side side, int rank, bool asking)
         return NULL;
     if (!kn) {
         kn = xcalloc(1, sizeof(*kn));
-        long table = table_bytes(&s->known);
+        long table = intmap_table_bytes(&s->known);
         intmap_put(&s->known, (uint32_t)rank, kn);
-        table = table_bytes(&s->known) - table;
+        table = intmap_table_bytes(&s->known) - table;
         memstat_add(MEM_CONNECTIONS, -table);
         account(s, (long)sizeof(*kn) + table);
     }
@@ -342,25 +338,33 @@ static const struct dir_entry *find(enum dir_side side, int rank, bool asking)
     return NULL;
 }
 
+/* Node's data server's port with its UD QP (connections) or data QP (the hybrid path). */
+static bool server_at(int node, bool data, bool asking, struct verbs_addr *out)
+{
+    const struct dir_entry *e = find(DIR_CLIENTS, topo_node_master(node), asking);
+    if (e)
+        *out = server_port(e, data ? e->server_data_qpn : e->server_ud_qpn);
+    return e != NULL;
+}
+
 bool directory_server(int node, struct verbs_addr *out)
 {
-    const struct dir_entry *e = find(DIR_CLIENTS, topo_node_master(node), true);
-    if (e)
-        *out = server_port(e, e->server_ud_qpn);
-    return e != NULL;
+    return server_at(node, false, true, out);
 }
 
 bool directory_server_data(int node, struct verbs_addr *out)
 {
-    const struct dir_entry *e = find(DIR_CLIENTS, topo_node_master(node), true);
-    if (e)
-        *out = server_port(e, e->server_data_qpn);
-    return e != NULL;
+    return server_at(node, true, true, out);
 }
 
-bool directory_knows_server(int node)
+bool directory_known_server(int node, struct verbs_addr *out)
 {
-    return find(DIR_CLIENTS, topo_node_master(node), false) != NULL;
+    return server_at(node, false, false, out);
+}
+
+bool directory_known_server_data(int node, struct verbs_addr *out)
+{
+    return server_at(node, true, false, out);
 }
 
 bool directory_client(int rank, struct verbs_addr *out)
@@ -386,9 +390,10 @@ void directory_park(int rank, const struct ud_sender *from, const void *bytes, s
 {
     struct dir_side_state *s = &sides[DIR_SERVER];
     struct dir_known *kn = intmap_get(&s->known, (uint32_t)rank);
-    if (!kn || kn->have || kn->nparked >= DIR_PARK_PER_RANK || parked_bytes + len > DIR_PARK_BYTES)
+    size_t cost = sizeof(struct dir_parked) + len;
+    if (!kn || kn->have || kn->nparked >= DIR_PARK_PER_RANK || parked_bytes + cost > DIR_PARK_BYTES)
         return; /* its sender retransmits */
-    struct dir_parked *p = xmalloc(sizeof(*p) + len);
+    struct dir_parked *p = xmalloc(cost);
     *p = (struct dir_parked){.replay = replay, .from = *from, .len = len};
     memcpy(p->bytes, bytes, len);
     struct dir_parked **tail = &kn->parked; /* in arrival order */
@@ -396,8 +401,8 @@ void directory_park(int rank, const struct ud_sender *from, const void *bytes, s
         tail = &(*tail)->next;
     *tail = p;
     kn->nparked++;
-    parked_bytes += len;
-    account(s, (long)(sizeof(*p) + len));
+    parked_bytes += cost;
+    account(s, (long)cost);
 }
 
 /* A holder's data server: the entry asked for, to whoever asked (it is no secret). */
@@ -443,7 +448,7 @@ static void replay_parked(struct dir_side_state *s, struct dir_known *kn)
     kn->nparked = 0;
     while (p) {
         struct dir_parked *next = p->next;
-        parked_bytes -= p->len;
+        parked_bytes -= sizeof(*p) + p->len;
         p->replay(&p->from, p->bytes, p->len);
         account(s, -(long)(sizeof(*p) + p->len));
         free(p);

@@ -54,10 +54,11 @@ void directory_fini(void);
 bool directory_server(int node, struct verbs_addr *out);
 bool directory_server_data(int node, struct verbs_addr *out);
 bool directory_client(int rank, struct verbs_addr *out);
-/* Whether the clients know node's data server, without asking (to check who sent an answer:
- * a stranger's datagram costs no lookup). */
-bool directory_knows_server(int node);
 bool directory_client_data(int rank, struct verbs_addr *out);
+/* The same for the clients without asking (to check who sent an answer: a stranger's
+ * datagram costs no lookup). */
+bool directory_known_server(int node, struct verbs_addr *out);
+bool directory_known_server_data(int node, struct verbs_addr *out);
 
 /* The data server's side: keeps (a copy of) a datagram of `rank`, whose entry is being
  * asked, and hands it to replay once it is known (at most a few a rank; more are dropped,

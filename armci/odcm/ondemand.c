@@ -377,8 +377,7 @@ static void on_server_datagram(void *ctx, const struct ud_sender *from, const st
         return;
     }
     struct verbs_addr server;
-    if (!directory_knows_server(m->node) || !directory_server(m->node, &server) ||
-        !ud_sender_is(from, &server)) {
+    if (!directory_known_server(m->node, &server) || !ud_sender_is(from, &server)) {
         ud_refuse(&cud, from, "not sent by the data server it names");
         return;
     }

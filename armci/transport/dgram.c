@@ -365,8 +365,7 @@ static void on_answers(void *ctx, const struct ud_sender *from, const void *byte
     }
     struct verbs_addr server;
     struct dgram_peer *p = dgram_peer_find(h.rank);
-    if (!p || !directory_knows_server(h.rank) || !directory_server_data(h.rank, &server) ||
-        !ud_sender_is(from, &server)) {
+    if (!p || !directory_known_server_data(h.rank, &server) || !ud_sender_is(from, &server)) {
         refuse(from, "not sent by the data server of the node it names");
         return;
     }

@@ -605,13 +605,19 @@ def config_key(r):
     return r["app"], r["procs"], r["node_size"], r["cap"], r.get("hybrid", "off")
 
 
-def repeat_spread(scale):
-    """Per application and kind (and the whole rt_mem): the largest max / min of the kind
-    over the rounds of one configuration, among those run more than once."""
+def by_config(scale):
+    """The runs that passed, by configuration (their rounds)."""
     rounds = {}
     for r in scale:
         if r["status"] == "ok":
             rounds.setdefault(config_key(r), []).append(r)
+    return rounds
+
+
+def repeat_spread(scale):
+    """Per application and kind (and the whole rt_mem): the largest max / min of the kind
+    over the rounds of one configuration, among those run more than once."""
+    rounds = by_config(scale)
     out = []
     for app in APPS:
         for col in [f"mem_{kind}_avg" for kind in KIND_TERMS] + ["rt_mem_avg"]:
@@ -632,9 +638,7 @@ def repeat_spread(scale):
 class Model:
     def __init__(self, scale, connect):
         ok = [r for r in scale if r["status"] == "ok"]
-        self.rounds = {}
-        for r in ok:
-            self.rounds[config_key(r)] = self.rounds.get(config_key(r), 0) + 1
+        self.rounds = {key: len(rs) for key, rs in by_config(ok).items()}
         self.draws = {}
         for app in ("randomaccess", "lj"):
             runs = [(int(r["procs"]), int(r["node_size"]), num(r, "c2s_avg"))
@@ -690,8 +694,8 @@ class Model:
             return None
         free = [t for t in terms if t not in PRICED_TERMS]
         x, y = [], []
-        for c, v, rounds in pts:
-            w = rounds / v if v > 0 else rounds
+        for c, v, weight in pts:
+            w = weight / v if v > 0 else weight
             x.append([w * kind_term(t, c) for t in free])
             y.append(w * (v - sum(kind_term(t, c) for t in terms if t in PRICED_TERMS)))
         coef = iter(nonnegative_lstsq(x, y))

@@ -448,9 +448,10 @@ static void replay_parked(struct dir_side_state *s, struct dir_known *kn)
     kn->nparked = 0;
     while (p) {
         struct dir_parked *next = p->next;
-        parked_bytes -= sizeof(*p) + p->len;
+        size_t cost = sizeof(*p) + p->len; /* as directory_park counted it */
+        parked_bytes -= cost;
         p->replay(&p->from, p->bytes, p->len);
-        account(s, -(long)(sizeof(*p) + p->len));
+        account(s, -(long)cost);
         free(p);
         p = next;
     }
